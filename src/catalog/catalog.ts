@@ -1,0 +1,71 @@
+/** The catalog at run time: every priced key and alias resolved to its dataset, price and P0 status. */
+import { isP0, listCostOf, type Pricing } from '../domain/pricing.ts';
+import type { DatasetDef } from './types.ts';
+
+export interface CatalogEntry {
+  /** The key as the caller named it (canonical or alias). */
+  key: string;
+  domain: string;
+  name: string;
+  dataset: DatasetDef;
+  listCost: number;
+  p0: boolean;
+}
+
+export class Catalog {
+  readonly #entries = new Map<string, CatalogEntry>();
+  readonly datasets: readonly DatasetDef[];
+
+  constructor(datasets: readonly DatasetDef[], pricing: Pricing) {
+    this.datasets = datasets;
+    for (const dataset of datasets) {
+      for (const key of [dataset.key, ...dataset.aliases]) {
+        const slash = key.indexOf('/');
+        this.#entries.set(key, {
+          key,
+          domain: key.slice(0, slash),
+          name: key.slice(slash + 1),
+          dataset,
+          listCost: listCostOf(pricing, key),
+          p0: isP0(pricing, key),
+        });
+      }
+    }
+  }
+
+  resolve(key: string): CatalogEntry | undefined {
+    return this.#entries.get(key);
+  }
+
+  entries(): CatalogEntry[] {
+    return [...this.#entries.values()].sort((a, b) => a.key.localeCompare(b.key));
+  }
+
+  /** Up to `max` keys closest to a mistyped one, so a 404 can say what was probably meant. */
+  suggest(key: string, max = 3): string[] {
+    const needle = key.toLowerCase();
+    return [...this.#entries.keys()]
+      .map((candidate) => ({ candidate, distance: similarity(needle, candidate) }))
+      .filter(({ distance }) => distance <= Math.max(3, Math.floor(needle.length / 3)))
+      .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
+      .slice(0, max)
+      .map(({ candidate }) => candidate);
+  }
+}
+
+/** Levenshtein distance, with a substring match counted as close. */
+function similarity(a: string, b: string): number {
+  const nameA = a.slice(a.indexOf('/') + 1);
+  if (nameA.length >= 4 && b.includes(nameA)) return 1;
+  const previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = previous[0] as number;
+    previous[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = previous[j] as number;
+      previous[j] = Math.min(above + 1, (previous[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return previous[b.length] as number;
+}

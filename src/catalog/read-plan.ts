@@ -1,0 +1,146 @@
+/**
+ * Read parameters, validated against one dataset and turned into a store query. The zod shapes here feed
+ * the REST querystring, the OpenAPI document and the MCP tool schemas alike.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { AppError } from '../errors.ts';
+import type { RowQuery } from '../store/port.ts';
+import type { CatalogEntry } from './catalog.ts';
+
+export const MAX_LIMIT = 1000;
+export const DEFAULT_LIMIT = 100;
+const MAX_FILTER_VALUES = 100;
+
+const timeBound = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?$/, 'must be YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ')
+  .refine((v) => !Number.isNaN(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v)), 'is not a real date');
+
+/** The parameters every read takes, besides entity filters (which are named by each dataset). */
+export const readOptionsShape = {
+  from: timeBound.optional().describe('Earliest time, inclusive (alias: start_date).'),
+  to: timeBound.optional().describe('Latest time, inclusive for a date (alias: end_date).'),
+  fields: z
+    .string()
+    .max(2000)
+    .optional()
+    .describe('Comma-separated field names to return; all fields when absent.'),
+  limit: z.coerce
+    .number()
+    .int('must be an integer')
+    .min(1)
+    .max(MAX_LIMIT)
+    .optional()
+    .describe(`Rows per page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). One request is one read, whatever the page size.`),
+  cursor: z.string().max(1024).optional().describe('Opaque cursor from meta.next_cursor of the previous page.'),
+  sort: z.enum(['asc', 'desc']).optional().describe('Order by the time field: desc (newest first, default) or asc.'),
+};
+
+export interface ReadParams {
+  filters: Record<string, string[]>;
+  from?: string | undefined;
+  to?: string | undefined;
+  fields?: string[] | undefined;
+  limit: number;
+  cursor?: string | undefined;
+  sort: 'asc' | 'desc';
+}
+
+export interface ReadPlan {
+  query: RowQuery;
+  /** Fields to project, or null for the whole stored row. */
+  fields: string[] | null;
+  fingerprint: string;
+}
+
+function invalid(detail: string, path: string): AppError {
+  return new AppError('invalid_request', detail, { errors: [{ path, message: detail }] });
+}
+
+function nextDay(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+
+export class CursorCodec {
+  readonly #secret: Buffer;
+
+  constructor(secret: Buffer) {
+    this.#secret = secret;
+  }
+
+  #mac(payload: string): Buffer {
+    return createHmac('sha256', this.#secret).update(payload).digest().subarray(0, 16);
+  }
+
+  encode(fingerprint: string, position: { t: string; id: number }): string {
+    const payload = Buffer.from(JSON.stringify({ f: fingerprint, t: position.t, i: position.id })).toString('base64url');
+    return `${payload}.${this.#mac(payload).toString('base64url')}`;
+  }
+
+  decode(cursor: string, fingerprint: string): { t: string; id: number } {
+    const [payload, mac, extra] = cursor.split('.');
+    if (!payload || !mac || extra !== undefined) throw new AppError('invalid_cursor', 'The cursor is not one this service issued.');
+    const given = Buffer.from(mac, 'base64url');
+    const expected = this.#mac(payload);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new AppError('invalid_cursor', 'The cursor is not one this service issued.');
+    }
+    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { f: string; t: string; i: number };
+    if (decoded.f !== fingerprint) {
+      throw new AppError(
+        'invalid_cursor',
+        'The cursor belongs to another query: keep the dataset, filters, from, to and sort of the first page.',
+      );
+    }
+    return { t: decoded.t, id: decoded.i };
+  }
+}
+
+export function planRead(entry: CatalogEntry, params: ReadParams, cursors: CursorCodec): ReadPlan {
+  const dataset = entry.dataset;
+  const entityFields = new Set(dataset.entity_fields);
+  const fieldNames = new Set(dataset.fields.map((f) => f.name));
+
+  const filters: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(params.filters)) {
+    if (!entityFields.has(name)) {
+      const allowed = [...entityFields].join(', ') || 'none';
+      throw invalid(`Unknown parameter or filter "${name}". This dataset filters by: ${allowed}.`, name);
+    }
+    const cleaned = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
+    if (cleaned.length === 0) throw invalid(`Filter "${name}" needs at least one value.`, name);
+    if (cleaned.length > MAX_FILTER_VALUES) throw invalid(`Filter "${name}" takes at most ${MAX_FILTER_VALUES} values.`, name);
+    if (cleaned.some((v) => v.length > 128)) throw invalid(`Filter "${name}" has a value longer than 128 characters.`, name);
+    filters[name] = [...new Set(cleaned)].sort();
+  }
+
+  let fields: string[] | null = null;
+  if (params.fields !== undefined) {
+    fields = [...new Set(params.fields.map((f) => f.trim()).filter((f) => f.length > 0))];
+    const unknown = fields.filter((f) => !fieldNames.has(f));
+    if (unknown.length > 0) throw invalid(`Unknown field(s): ${unknown.join(', ')}. See GET /api/v1/catalog/${entry.key}.`, 'fields');
+    if (fields.length === 0) throw invalid('"fields" names no field.', 'fields');
+  }
+
+  if (params.from !== undefined && params.to !== undefined && params.from.slice(0, 10) > params.to.slice(0, 10)) {
+    throw invalid('"from" is after "to".', 'from');
+  }
+  const toExclusive =
+    params.to === undefined ? undefined : params.to.length === 10 ? nextDay(params.to) : `${params.to}\u0000`;
+
+  const descending = params.sort === 'desc';
+  const fingerprint = createHmac('sha256', 'read-plan')
+    .update(JSON.stringify([dataset.key, filters, params.from ?? null, params.to ?? null, params.sort]))
+    .digest('hex')
+    .slice(0, 16);
+  const after = params.cursor === undefined ? undefined : cursors.decode(params.cursor, fingerprint);
+
+  const query: RowQuery = { dataset: dataset.key, filters, descending, limit: params.limit };
+  if (params.from !== undefined) query.from = params.from;
+  if (toExclusive !== undefined) query.toExclusive = toExclusive;
+  if (after !== undefined) query.after = after;
+  return { query, fields, fingerprint };
+}

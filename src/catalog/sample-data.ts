@@ -1,0 +1,371 @@
+import type { DatasetDef, FieldDef, Row, SampleStep, Scalar } from './types.ts';
+
+/**
+ * Deterministic sample rows for a catalog dataset, so a fresh start serves every dataset.
+ *
+ * The same definition always yields the same rows: the only randomness is a mulberry32 PRNG
+ * seeded with the FNV-1a hash of the dataset key, and the only dates are those in `sample`.
+ *
+ * Rules beyond the comments in types.ts:
+ * - Periods are calendar steps from `sample.from`. Day steps do not skip weekends: there is no
+ *   business-day flag in the catalog shape and the event calendars must cover every day. Month,
+ *   quarter and year steps keep the day of month (clamped); a `from` on a month end stays on
+ *   month ends, so quarter-end and fiscal-year-end series line up.
+ * - Entity i takes index i (cycling) of every entity field's `values`, so e.g. symbol, company
+ *   name and exchange line up.
+ * - Datetime time fields with `times` (and a step of a day or more) put row j of entity i at
+ *   `times[(i * per_period + j) % times.length]`; so either every entity has its own slot
+ *   (one row a period) or every row of a period has its own slot (per_period = times.length).
+ *   Without `times`, the rows of a period are spread evenly over the hour or the day.
+ * - `walk` fields start at `values[i]` for entity i when `values` is given (a per-entity level,
+ *   e.g. a stock's price), otherwise inside [min, max]; they move multiplicatively (so a level
+ *   never changes sign and a zero stays zero) and reflect off min/max when those are given.
+ * - Date and datetime fields other than the time field are offsets from the row's time:
+ *   `min`/`max` are whole days (default 0), datetimes take a time from `times` or a random one.
+ * - Boolean fields pick from `values` (1/0 or "true"/"false"; repeat a value to weight it),
+ *   otherwise true or false evenly.
+ * - When open, high, low and close exist, close is generated as usual, open follows the previous
+ *   close, high/low bracket both, a `vwap` falls between low and high, and an adjusted close
+ *   (`adj_close`/`adjusted_close`) equals close: recent sample history has no corporate actions.
+ * - Rows are sorted by time, then entity, then their order within the period.
+ */
+export function generateSampleRows(def: DatasetDef): Row[] {
+  const rng = mulberry32(fnv1a(def.key));
+  const { sample } = def;
+  const perPeriod = Math.max(1, sample.per_period ?? 1);
+  const timeField = def.fields.find((f) => f.name === def.time_field);
+  const timeIsDate = timeField?.type === 'date';
+  const timeSlots = timeField?.sample?.times ?? [];
+  const entitySet = new Set(def.entity_fields);
+  const entityFields = def.fields.filter((f) => entitySet.has(f.name));
+  const otherFields = def.fields.filter((f) => f.name !== def.time_field && !entitySet.has(f.name));
+  const ohlc = findOhlc(def.fields, entitySet, def.time_field);
+  const otherPlan = otherFields.filter((f) => !(ohlc && (f.name === 'open' || f.name === 'high' || f.name === 'low')));
+  const stepSigma = WALK_SIGMA[sample.step] / Math.sqrt(perPeriod);
+  const fromMs = parseDateMs(sample.from);
+  const fromIsMonthEnd = isMonthEnd(fromMs);
+  const datasetName = def.key.slice(def.key.indexOf('/') + 1);
+
+  // Per-entity constants and state.
+  const entityValues: Scalar[][] = [];
+  const walkState: Map<string, number>[] = [];
+  const prevClose: (number | null)[] = [];
+  for (let i = 0; i < sample.entities; i++) {
+    entityValues.push(entityFields.map((f) => entityValue(f, i)));
+    const walks = new Map<string, number>();
+    for (const f of otherFields) {
+      if (f.sample?.walk && (f.type === 'integer' || f.type === 'number')) walks.set(f.name, walkStart(f, i, rng));
+    }
+    walkState.push(walks);
+    prevClose.push(null);
+  }
+
+  const keyed: { t: string; e: number; j: number; row: Row }[] = [];
+  let seq = 0;
+  for (let p = 0; p < sample.periods; p++) {
+    const periodMs = periodStartMs(fromMs, sample.step, p, fromIsMonthEnd);
+    for (let i = 0; i < sample.entities; i++) {
+      for (let j = 0; j < perPeriod; j++) {
+        seq++;
+        const timeMs = rowTimeMs(periodMs, sample.step, timeSlots, i, j, perPeriod, timeIsDate);
+        const t = timeIsDate ? isoDate(timeMs) : isoDateTime(timeMs);
+        const row: Row = {};
+        // Pre-set every key so rows list their fields in catalog order.
+        for (const f of def.fields) row[f.name] = null;
+        row[def.time_field] = t;
+        const ev = entityValues[i] ?? [];
+        entityFields.forEach((f, k) => {
+          row[f.name] = ev[k] ?? null;
+        });
+        const walks = walkState[i] ?? new Map<string, number>();
+        for (const f of otherPlan) {
+          row[f.name] = fieldValue(f, row, timeMs, walks, stepSigma, seq, datasetName, rng);
+        }
+        if (ohlc) applyOhlc(ohlc, row, i, prevClose, rng);
+        keyed.push({ t, e: i, j, row });
+      }
+    }
+  }
+  keyed.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.e - b.e || a.j - b.j));
+  return keyed.map((k) => k.row);
+}
+
+// Relative step size of a walk per period; smaller for slow-moving monthly and quarterly levels.
+const WALK_SIGMA: Record<SampleStep, number> = {
+  hour: 0.003,
+  day: 0.01,
+  week: 0.02,
+  month: 0.015,
+  quarter: 0.015,
+  year: 0.03,
+};
+
+const MS_DAY = 86_400_000;
+
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function gaussian(rng: () => number): number {
+  const u = 1 - rng();
+  const v = rng();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+
+function parseDateMs(text: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) throw new Error(`sample.from must be YYYY-MM-DD, got "${text}"`);
+  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+}
+
+function lastDayOfMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+}
+
+function isMonthEnd(ms: number): boolean {
+  const d = new Date(ms);
+  return d.getUTCDate() === lastDayOfMonth(d.getUTCFullYear(), d.getUTCMonth());
+}
+
+const STEP_MONTHS: Partial<Record<SampleStep, number>> = { month: 1, quarter: 3, year: 12 };
+
+function periodStartMs(fromMs: number, step: SampleStep, p: number, monthEnd: boolean): number {
+  if (step === 'hour') return fromMs + p * 3_600_000;
+  if (step === 'day') return fromMs + p * MS_DAY;
+  if (step === 'week') return fromMs + p * 7 * MS_DAY;
+  const from = new Date(fromMs);
+  const months = from.getUTCMonth() + p * (STEP_MONTHS[step] ?? 1);
+  const year = from.getUTCFullYear() + Math.floor(months / 12);
+  const month = ((months % 12) + 12) % 12;
+  const last = lastDayOfMonth(year, month);
+  return Date.UTC(year, month, monthEnd ? last : Math.min(from.getUTCDate(), last));
+}
+
+function hhmmMs(text: string): number {
+  const [h, m] = text.split(':');
+  return (Number(h) * 60 + Number(m)) * 60_000;
+}
+
+function rowTimeMs(
+  periodMs: number,
+  step: SampleStep,
+  times: readonly string[],
+  entity: number,
+  j: number,
+  perPeriod: number,
+  timeIsDate: boolean,
+): number {
+  if (timeIsDate) return periodMs;
+  if (step !== 'hour' && times.length > 0) {
+    const slot = times[(entity * perPeriod + j) % times.length] ?? '00:00';
+    return periodMs + hhmmMs(slot);
+  }
+  const spanSeconds = step === 'hour' ? 3600 : 86_400;
+  return periodMs + Math.floor((j * spanSeconds) / perPeriod) * 1000;
+}
+
+function isoDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function isoDateTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+}
+
+function roundTo(x: number, decimals: number): number {
+  const f = 10 ** decimals;
+  const r = Math.round(x * f) / f;
+  return r === 0 ? 0 : r; // never -0: it would print as "0" but compare oddly in tests
+}
+
+function decimalsOf(f: FieldDef): number {
+  return f.type === 'integer' ? 0 : (f.sample?.decimals ?? 2);
+}
+
+function coerce(f: FieldDef, v: string | number): Scalar {
+  switch (f.type) {
+    case 'integer':
+      return Math.round(Number(v));
+    case 'number':
+      return roundTo(Number(v), decimalsOf(f));
+    case 'boolean':
+      return v === 1 || v === '1' || v === 'true';
+    default:
+      return String(v);
+  }
+}
+
+function entityValue(f: FieldDef, i: number): Scalar {
+  const values = f.sample?.values;
+  if (values && values.length > 0) return coerce(f, values[i % values.length] as string | number);
+  switch (f.type) {
+    case 'integer':
+    case 'number':
+      return (f.sample?.min ?? 1) + i;
+    case 'boolean':
+      return i % 2 === 0;
+    case 'date':
+      return isoDate(Date.UTC(2020, 0, 1) + i * MS_DAY);
+    case 'datetime':
+      return isoDateTime(Date.UTC(2020, 0, 1) + i * MS_DAY);
+    default:
+      return `${f.name.replace(/_/g, '-')}-${i + 1}`;
+  }
+}
+
+function walkStart(f: FieldDef, i: number, rng: () => number): number {
+  const values = f.sample?.values;
+  if (values && values.length > 0) return Number(values[i % values.length]);
+  const min = f.sample?.min ?? 0;
+  const max = f.sample?.max ?? min + (f.type === 'integer' ? 1000 : 100);
+  return min + (max - min) * (0.2 + 0.6 * rng());
+}
+
+function walkStep(f: FieldDef, v: number, sigma: number, rng: () => number): number {
+  let next = v * Math.exp(sigma * gaussian(rng));
+  const { min, max } = f.sample ?? {};
+  if (max !== undefined && next > max) next = Math.max(min ?? -Infinity, 2 * max - next);
+  if (min !== undefined && next < min) next = Math.min(max ?? Infinity, 2 * min - next);
+  return next;
+}
+
+const CIK_FIELDS = ['cik', 'issuer_cik', 'filer_cik', 'registrant_cik', 'reporting_owner_cik'];
+
+function hex(rng: () => number, length: number): string {
+  let out = '';
+  for (let k = 0; k < length; k++) out += Math.floor(rng() * 16).toString(16);
+  return out;
+}
+
+function fallbackString(f: FieldDef, row: Row, timeMs: number, seq: number, datasetName: string, rng: () => number): string {
+  const name = f.name;
+  const ymd = isoDate(timeMs).replace(/-/g, '');
+  if (name.includes('accession')) {
+    const cikField = CIK_FIELDS.find((c) => row[c] !== undefined && row[c] !== null);
+    const cik = cikField ? String(row[cikField]).replace(/^0+/, '') : String(1_000_000 + Math.floor(rng() * 900_000));
+    const serial = String(Math.floor(rng() * 1_000_000)).padStart(6, '0');
+    return `${cik.padStart(10, '0')}-${ymd.slice(2, 4)}-${serial}`;
+  }
+  if (name === 'sha256' || name.endsWith('_sha256')) return hex(rng, 64);
+  if (name === 'md5' || name.endsWith('_md5') || name.endsWith('_hash') || name === 'etag') return hex(rng, 32);
+  // 10.5555 is Crossref's test prefix: a sample DOI never resolves to a real work.
+  if (name === 'doi' || name.endsWith('_doi')) return `10.5555/${datasetName}.${seq}`;
+  if (name === 'id' || name === 'guid' || name.endsWith('_id')) {
+    return `${name.replace(/_id$/, '').replace(/_/g, '-')}-${ymd}-${String(seq).padStart(5, '0')}`;
+  }
+  if (name === 'url' || name.endsWith('_url') || name === 'link') return `https://example.com/sample/${datasetName}/${seq}`;
+  return `${name.replace(/_/g, '-')}-${1 + Math.floor(rng() * 999)}`;
+}
+
+function fieldValue(
+  f: FieldDef,
+  row: Row,
+  timeMs: number,
+  walks: Map<string, number>,
+  sigma: number,
+  seq: number,
+  datasetName: string,
+  rng: () => number,
+): Scalar {
+  const s = f.sample;
+  if (s?.null_rate && rng() < s.null_rate) return null;
+  const walked = walks.get(f.name);
+  if (walked !== undefined) {
+    walks.set(f.name, walkStep(f, walked, sigma, rng));
+    return f.type === 'integer' ? Math.round(walked) : roundTo(walked, decimalsOf(f));
+  }
+  const values = s?.values;
+  if (values && values.length > 0 && f.type !== 'date' && f.type !== 'datetime') {
+    return coerce(f, values[Math.floor(rng() * values.length)] as string | number);
+  }
+  switch (f.type) {
+    case 'integer': {
+      const min = Math.ceil(s?.min ?? 0);
+      const max = Math.floor(s?.max ?? min + 1000);
+      return min + Math.floor(rng() * (max - min + 1));
+    }
+    case 'number': {
+      const min = s?.min ?? 0;
+      const max = s?.max ?? min + 100;
+      return roundTo(min + rng() * (max - min), decimalsOf(f));
+    }
+    case 'boolean':
+      return rng() < 0.5;
+    case 'date':
+    case 'datetime': {
+      if (values && values.length > 0) return String(values[Math.floor(rng() * values.length)]);
+      const min = Math.round(s?.min ?? 0);
+      const max = Math.round(s?.max ?? min);
+      const dayMs = Math.floor(timeMs / MS_DAY) * MS_DAY + (min + Math.floor(rng() * (max - min + 1))) * MS_DAY;
+      if (f.type === 'date') return isoDate(dayMs);
+      const times = s?.times;
+      const tod =
+        times && times.length > 0
+          ? hhmmMs(times[Math.floor(rng() * times.length)] ?? '00:00')
+          : Math.floor(rng() * 86_400) * 1000;
+      return isoDateTime(dayMs + tod);
+    }
+    default:
+      return fallbackString(f, row, timeMs, seq, datasetName, rng);
+  }
+}
+
+interface OhlcFields {
+  open: FieldDef;
+  high: FieldDef;
+  low: FieldDef;
+  close: FieldDef;
+  vwap: FieldDef | undefined;
+  adjusted: FieldDef[];
+}
+
+function findOhlc(fields: readonly FieldDef[], entity: Set<string>, timeField: string): OhlcFields | null {
+  const numeric = (name: string) =>
+    fields.find((f) => f.name === name && (f.type === 'number' || f.type === 'integer') && !entity.has(name) && name !== timeField);
+  const open = numeric('open');
+  const high = numeric('high');
+  const low = numeric('low');
+  const close = numeric('close');
+  if (!open || !high || !low || !close) return null;
+  const adjusted = [numeric('adj_close'), numeric('adjusted_close')].filter((f): f is FieldDef => f !== undefined);
+  return { open, high, low, close, vwap: numeric('vwap'), adjusted };
+}
+
+function applyOhlc(o: OhlcFields, row: Row, entity: number, prevClose: (number | null)[], rng: () => number): void {
+  const close = row[o.close.name];
+  if (typeof close !== 'number') {
+    row[o.open.name] = null;
+    row[o.high.name] = null;
+    row[o.low.name] = null;
+    return;
+  }
+  const prev = prevClose[entity] ?? close * (1 + 0.004 * gaussian(rng));
+  const open = roundTo(prev * (1 + 0.003 * gaussian(rng)), decimalsOf(o.open));
+  const top = Math.max(open, close) * (1 + 0.006 * Math.abs(gaussian(rng)));
+  const bottom = Math.min(open, close) * (1 - 0.006 * Math.abs(gaussian(rng)));
+  // Re-apply max/min after rounding: rounding must never let high fall below open or close.
+  const high = Math.max(roundTo(top, decimalsOf(o.high)), open, close);
+  const low = Math.min(roundTo(bottom, decimalsOf(o.low)), open, close);
+  row[o.open.name] = open;
+  row[o.high.name] = high;
+  row[o.low.name] = low;
+  if (o.vwap && row[o.vwap.name] !== null) row[o.vwap.name] = roundTo(low + (high - low) * (0.3 + 0.4 * rng()), decimalsOf(o.vwap));
+  for (const adj of o.adjusted) if (row[adj.name] !== null) row[adj.name] = close;
+  prevClose[entity] = close;
+}

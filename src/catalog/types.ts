@@ -1,0 +1,62 @@
+/** Shapes of the dataset catalog (config/catalog.json) after validation. */
+
+export const fieldTypes = ['string', 'integer', 'number', 'date', 'datetime', 'boolean'] as const;
+export type FieldType = (typeof fieldTypes)[number];
+
+/** How sample rows are generated for one field. All optional; the generator has type-based fallbacks. */
+export interface FieldSample {
+  /** Pick from these values (strings, or numbers for numeric fields). Entity fields cycle through them. */
+  values?: readonly (string | number)[];
+  /** Numeric range for integer/number fields. */
+  min?: number;
+  max?: number;
+  /** Decimal places for number fields (default 2). */
+  decimals?: number;
+  /** Numeric fields: move as a random walk per entity (prices, levels) instead of independent draws. */
+  walk?: boolean;
+  /** Times of day (HH:MM, UTC) for datetime fields; the generator spreads rows over them. */
+  times?: readonly string[];
+  /** Probability in [0,1] that the value is null. */
+  null_rate?: number;
+}
+
+export interface FieldDef {
+  name: string;
+  type: FieldType;
+  unit?: string;
+  description: string;
+  sample?: FieldSample;
+}
+
+export const sampleSteps = ['hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
+export type SampleStep = (typeof sampleSteps)[number];
+
+export interface DatasetSample {
+  /** First period (YYYY-MM-DD). */
+  from: string;
+  step: SampleStep;
+  /** Number of periods per entity. */
+  periods: number;
+  /** Number of distinct entities (taken in order from the entity fields' sample values). */
+  entities: number;
+  /** Rows per entity per period (default 1); calendar datasets use more than one event a day. */
+  per_period?: number;
+}
+
+export interface DatasetDef {
+  /** Canonical key, domain/name. */
+  key: string;
+  /** Other domain/name keys that serve the same dataset; each keeps its own price and P0 status. */
+  aliases: readonly string[];
+  title: string;
+  description: string;
+  source: string;
+  frequency: string;
+  time_field: string;
+  entity_fields: readonly string[];
+  fields: readonly FieldDef[];
+  sample: DatasetSample;
+}
+
+export type Scalar = string | number | boolean | null;
+export type Row = Record<string, Scalar>;

@@ -1,0 +1,195 @@
+/**
+ * The environment and the operator's configuration file, parsed once at start. `process.env` is read
+ * here and nowhere else. Every problem is listed at once, each naming its field.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const skuSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9_-]+$/),
+  name: z.string().min(1),
+  monthly_credits: z.int().nonnegative().nullable(),
+  rate_limit_per_minute: z.int().positive(),
+  mcp_included: z.boolean(),
+  bulk_export: z.boolean(),
+  support: z.string(),
+  notes: z.string(),
+  analysis_assistant: z.boolean(),
+});
+
+const percent = z
+  .number()
+  .min(0)
+  .max(100)
+  .refine((v) => Number.isInteger(Math.round(v * 100)) && Math.abs(Math.round(v * 100) - v * 100) < 1e-9, {
+    message: 'must have at most 2 decimals',
+  });
+
+const tierSchema = z.strictObject({
+  level: z.int().positive(),
+  name: z.string().min(1),
+  medal: z.string(),
+  min_tokens: z.int().nonnegative(),
+  rate_limit_multiplier: z.number().positive(),
+  rate_limit: z.int().positive(),
+  discount_pct: percent,
+  benefits: z.array(z.string()),
+});
+
+const freePublicTestSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  price_eur: z.number(),
+  monthly_credits: z.int().nullable(),
+  rate_limit_per_minute: z.int().positive(),
+  daily_request_limit: z.int().positive(),
+  concurrency_limit: z.int().positive(),
+  outer_ip_fence_per_minute: z.int().positive(),
+  fpt_skips_limiter_ip_fence: z.boolean(),
+  config_warnings: z.array(z.string()),
+  mcp_included: z.boolean(),
+  bulk_export: z.boolean(),
+  support: z.string(),
+  enabled: z.boolean(),
+  issuance_enabled: z.boolean(),
+  window_days: z.int().positive(),
+  key_ttl_days: z.int().positive(),
+  ends_at: z.iso.datetime().nullable(),
+  free_domains: z.array(z.string().regex(/^[a-z0-9-]+$/)),
+  excluded_from_free: z.array(z.string()),
+  issue_endpoint: z.string(),
+  notes: z.string(),
+});
+
+const datasetKey = z.string().regex(/^[a-z0-9-]+\/[a-z0-9_-]+$/, 'must be domain/name');
+
+const pricingSchema = z.strictObject({
+  eur_per_token: z.number().positive(),
+  terminal_surcharge_percent: z.int().nonnegative(),
+  default_endpoint_cost: z.int().positive(),
+  endpoint_costs: z.record(datasetKey, z.int().positive()),
+  commercial_skus: z.array(skuSchema).min(1),
+  loyalty_tiers: z
+    .array(tierSchema)
+    .min(1)
+    .refine((tiers) => tiers[0]?.min_tokens === 0, { message: 'the first tier must start at min_tokens 0' })
+    .refine((tiers) => tiers.every((t, i) => i === 0 || t.min_tokens > (tiers[i - 1]?.min_tokens ?? 0)), {
+      message: 'tiers must be sorted by strictly increasing min_tokens',
+    }),
+  how_you_pay: z.strictObject({
+    method: z.literal('prepaid_tokens'),
+    subscriptions_live: z.boolean(),
+    workbench_public_price_published: z.boolean(),
+    signup_grant_tokens_default: z.int().nonnegative(),
+    signup_grant_eur_notional: z.number().nonnegative(),
+    typical_call_costs: z.array(z.strictObject({ tokens: z.int(), eur: z.number(), label: z.string() })),
+    fpt: z.strictObject({ zero_burn_on_p0: z.boolean(), note: z.string() }),
+    early_bird: z.strictObject({
+      plan: z.literal('early_bird'),
+      public_sku: z.boolean(),
+      storefront: z.boolean(),
+      note: z.string(),
+    }),
+    loyalty: z.strictObject({ kind: z.string(), note: z.string() }),
+    terminal_surcharge: z.strictObject({ percent: z.int().nonnegative(), note: z.string() }),
+  }),
+  credit_clarity: z.strictObject({
+    unit: z.literal('token'),
+    headers: z.array(z.string()),
+    subscriptions_live: z.boolean(),
+    workbench_public_price_published: z.boolean(),
+    note: z.string(),
+  }),
+  free_public_test: freePublicTestSchema,
+});
+
+const limitSchema = z.strictObject({
+  per_minute: z.int().positive(),
+  per_day: z.int().positive().nullable(),
+  concurrent: z.int().positive(),
+});
+
+export const serviceFileSchema = z
+  .strictObject({
+    sandbox: z.strictObject({
+      enabled: z.boolean(),
+      ttl_hours: z.int().positive(),
+      token_grant: z.int().nonnegative(),
+      sku: skuSchema,
+      issue_endpoint: z.string(),
+      recipes: z.array(z.string()),
+      mcp_url: z.string(),
+      notes: z.array(z.string()),
+    }),
+    pricing: pricingSchema,
+    limits: z.strictObject({
+      ip_fence_per_minute: z.int().positive(),
+      sandbox: limitSchema.extend({ issuance_per_ip_per_day: z.int().positive() }),
+      public_test: limitSchema,
+      wallet: z.strictObject({ per_day: z.int().positive().nullable(), concurrent: z.int().positive() }),
+    }),
+    early_bird: z.strictObject({ cohort_cutoff: z.iso.datetime() }),
+    quote_source_domains: z.array(z.string().regex(/^[a-z0-9-]+$/)).length(2),
+  })
+  .superRefine((file, ctx) => {
+    if (file.pricing.terminal_surcharge_percent !== file.pricing.how_you_pay.terminal_surcharge.percent) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pricing', 'how_you_pay', 'terminal_surcharge', 'percent'],
+        message: 'must equal pricing.terminal_surcharge_percent',
+      });
+    }
+  });
+
+export type ServiceFile = z.infer<typeof serviceFileSchema>;
+export type Sku = z.infer<typeof skuSchema>;
+export type Tier = z.infer<typeof tierSchema>;
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  BASE_URL: z.url().optional(),
+  DATABASE_URL: z.string().min(1).default('data/tmd.sqlite'),
+  REDIS_URL: z.string().optional(),
+  ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  DATA_DIR: z.string().default('data'),
+  CONFIG_FILE: z.string().default('config/service.json'),
+  CATALOG_FILE: z.string().default('config/catalog.json'),
+  TRUST_PROXY: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function describeIssues(source: string, issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((i) => `  ${source}: ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('\n');
+}
+
+export function parseEnv(raw: NodeJS.ProcessEnv = process.env): Env {
+  const result = envSchema.safeParse(raw);
+  if (!result.success) throw new ConfigError(`invalid environment:\n${describeIssues('env', result.error.issues)}`);
+  return result.data;
+}
+
+export function parseServiceFile(json: unknown, source = 'config'): ServiceFile {
+  const result = serviceFileSchema.safeParse(json);
+  if (!result.success) {
+    throw new ConfigError(`invalid configuration file:\n${describeIssues(source, result.error.issues)}`);
+  }
+  return result.data;
+}
+
+export function loadServiceFile(path: string): ServiceFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`cannot read configuration file ${path}: ${(error as Error).message}`);
+  }
+  return parseServiceFile(json, path);
+}

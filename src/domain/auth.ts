@@ -1,0 +1,65 @@
+/** Turns presented credentials into a Caller. Keys are looked up by SHA-256 digest only. */
+import { AppError } from '../errors.ts';
+import type { Store } from '../store/port.ts';
+import type { Caller } from './caller.ts';
+import { digestKey, digestsEqual, looksLikeKey } from './keys.ts';
+import type { Channel } from './pricing.ts';
+import type { Sessions } from './sessions.ts';
+
+export interface PresentedCredential {
+  /** The token from `Authorization: Bearer`, `X-API-Key`, or the session cookie. */
+  token: string;
+}
+
+const jwtShape = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+export class Authenticator {
+  readonly #store: Store;
+  readonly #sessions: Sessions;
+  readonly #now: () => number;
+  readonly #publicTestEndsAt: () => number | null;
+
+  constructor(store: Store, sessions: Sessions, now: () => number, publicTestEndsAt: () => number | null) {
+    this.#store = store;
+    this.#sessions = sessions;
+    this.#now = now;
+    this.#publicTestEndsAt = publicTestEndsAt;
+  }
+
+  async authenticate(token: string, channel: Channel): Promise<Caller> {
+    if (token.startsWith('tmd_')) return this.#byKey(token, channel);
+    if (jwtShape.test(token) && token.length < 4096) return this.#bySession(token, channel);
+    throw new AppError('invalid_key', 'The key is not a valid key of this service.');
+  }
+
+  async #byKey(secret: string, channel: Channel): Promise<Caller> {
+    if (!looksLikeKey(secret)) throw new AppError('invalid_key', 'The key is not a valid key of this service.');
+    const digest = digestKey(secret);
+    const found = await this.#store.findKeyByDigest(digest);
+    if (!found || !digestsEqual(found.key.digest, digest)) {
+      throw new AppError('invalid_key', 'The key is not a valid key of this service.');
+    }
+    const { key, wallet, account } = found;
+    const now = this.#now();
+    if (key.revokedAt !== null) throw new AppError('key_revoked', 'This key has been revoked.');
+    const endsAt = key.kind === 'public_test' ? this.#publicTestEndsAt() : null;
+    const expiresAt = endsAt !== null && (key.expiresAt === null || endsAt < key.expiresAt) ? endsAt : key.expiresAt;
+    if (expiresAt !== null && expiresAt <= now) {
+      throw new AppError('key_expired', `This key expired at ${new Date(expiresAt).toISOString()}.`, {
+        expired_at: new Date(expiresAt).toISOString(),
+      });
+    }
+    return { kind: key.kind, key, account, wallet, channel, expiresAt };
+  }
+
+  async #bySession(token: string, channel: Channel): Promise<Caller> {
+    const claims = await this.#sessions.verify(token);
+    const account = await this.#store.getAccount(claims.accountId);
+    if (!account) throw new AppError('invalid_session', 'The session token is not valid.');
+    const wallet = await this.#store.getWallet(account.walletId);
+    if (!wallet) throw new AppError('invalid_session', 'The session token is not valid.');
+    // A Terminal session's reads carry the Terminal surcharge whatever face they come through.
+    const effective: Channel = claims.channel === 'terminal' ? 'terminal' : channel;
+    return { kind: 'session', key: null, account, wallet, channel: effective, expiresAt: claims.expiresAt, sessionId: claims.sessionId };
+  }
+}

@@ -1,0 +1,193 @@
+/** Issuing and managing credentials: sandbox keys, public-test registration, wallet keys, logins. */
+import { createHash } from 'node:crypto';
+import type { ServiceFile } from '../config.ts';
+import { AppError } from '../errors.ts';
+import type { Limiter } from '../limits/port.ts';
+import type { AccountRecord, KeyRecord, Store } from '../store/port.ts';
+import { newId } from './ids.ts';
+import { type KeyKind, newKey } from './keys.ts';
+import { tokensToMicros } from './money.ts';
+import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';
+import { utcMonth } from './pricing.ts';
+import type { Sessions } from './sessions.ts';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+export const SIGNUP_GRANT_IDEMPOTENCY_KEY = 'signup-grant';
+
+export interface IssuedKey {
+  /** The key string: shown once, never stored. */
+  secret: string;
+  record: KeyRecord;
+}
+
+export interface CredentialDeps {
+  store: Store;
+  limiter: Limiter;
+  sessions: Sessions;
+  config: ServiceFile;
+  now: () => number;
+  /** Secret that salts IP digests, so the issuance counter never holds a raw address. */
+  ipSalt: string;
+}
+
+function keyRecord(
+  kind: KeyKind,
+  fresh: ReturnType<typeof newKey>,
+  walletId: string,
+  accountId: string | null,
+  now: number,
+  expiresAt: number | null,
+  name: string | null = null,
+): KeyRecord {
+  return {
+    id: newId('key'),
+    kind,
+    digest: fresh.digest,
+    displayPrefix: fresh.displayPrefix,
+    name,
+    accountId,
+    walletId,
+    createdAt: now,
+    expiresAt,
+    revokedAt: null,
+    dailyCapMicros: null,
+    monthlyCapMicros: null,
+  };
+}
+
+export class Credentials {
+  readonly #deps: CredentialDeps;
+
+  constructor(deps: CredentialDeps) {
+    this.#deps = deps;
+  }
+
+  async issueSandbox(clientIp: string): Promise<IssuedKey & { grantMicros: bigint }> {
+    const { config, store, limiter } = this.#deps;
+    if (!config.sandbox.enabled) throw new AppError('forbidden', 'Sandbox key issuance is switched off.');
+    const now = this.#deps.now();
+    const ipDigest = createHash('sha256').update(`${this.#deps.ipSalt}:${clientIp}`).digest('hex');
+    const cap = config.limits.sandbox.issuance_per_ip_per_day;
+    const decision = await limiter.hit(`issuance:${ipDigest}`, cap, DAY_MS, now);
+    if (!decision.allowed) {
+      const retryAfter = Math.ceil(decision.retryAfterMs / 1000);
+      throw new AppError(
+        'issuance_limited',
+        `At most ${cap} sandbox keys per IP address in 24 hours. A registered public-test key (POST /api/v1/auth/public-test) has higher limits.`,
+        { retry_after: retryAfter },
+        { 'retry-after': String(retryAfter) },
+      );
+    }
+    const walletId = newId('wal');
+    await store.createWallet(walletId, null, utcMonth(now));
+    const grantMicros = tokensToMicros(config.sandbox.token_grant);
+    if (grantMicros > 0n) {
+      await store.credit({ walletId, kind: 'grant', amountMicros: grantMicros, at: now, memo: 'sandbox grant' });
+    }
+    const fresh = newKey('sandbox');
+    const record = keyRecord('sandbox', fresh, walletId, null, now, now + config.sandbox.ttl_hours * HOUR_MS);
+    await store.insertKey(record);
+    return { secret: fresh.secret, record, grantMicros };
+  }
+
+  /** The instant the account's public-test window closes: start + window_days, or ends_at if sooner. */
+  publicTestWindowEnd(account: AccountRecord): number | null {
+    if (account.publicTestStartedAt === null) return null;
+    const fpt = this.#deps.config.pricing.free_public_test;
+    const windowEnd = account.publicTestStartedAt + fpt.window_days * DAY_MS;
+    const endsAt = fpt.ends_at === null ? null : Date.parse(fpt.ends_at);
+    return endsAt !== null && endsAt < windowEnd ? endsAt : windowEnd;
+  }
+
+  async registerPublicTest(
+    email: string,
+    password: string,
+  ): Promise<IssuedKey & { account: AccountRecord; created: boolean; rotated: boolean; grantCredited: boolean }> {
+    const { config, store } = this.#deps;
+    const fpt = config.pricing.free_public_test;
+    if (!fpt.enabled || !fpt.issuance_enabled) throw new AppError('forbidden', 'Public-test registration is closed.');
+    const now = this.#deps.now();
+    if (fpt.ends_at !== null && Date.parse(fpt.ends_at) <= now) {
+      throw new AppError('public_test_window_closed', 'The free public test has ended.');
+    }
+    const normalized = email.trim().toLowerCase();
+    let account = await store.findAccountByEmail(normalized);
+    let created = false;
+    if (account) {
+      await this.#checkPassword(account, password);
+    } else {
+      const passwordHash = await hashPassword(password);
+      try {
+        account = await store.createAccount(
+          { id: newId('acc'), email: normalized, passwordHash, walletId: newId('wal'), createdAt: now, publicTestStartedAt: now },
+          utcMonth(now),
+        );
+        created = true;
+      } catch {
+        // Two registrations raced for the same email: the other one created it; verify against it.
+        account = await store.findAccountByEmail(normalized);
+        if (!account) throw new AppError('conflict', 'Registration conflicted with another; try again.');
+        await this.#checkPassword(account, password);
+      }
+    }
+    if (account.publicTestStartedAt === null) {
+      await store.updateAccount(account.id, { publicTestStartedAt: now });
+      account = { ...account, publicTestStartedAt: now };
+    }
+    const windowEnd = this.publicTestWindowEnd(account) as number;
+    if (windowEnd <= now) {
+      throw new AppError(
+        'public_test_window_closed',
+        `The ${fpt.window_days}-day public-test window of this account closed at ${new Date(windowEnd).toISOString()}.`,
+        { closed_at: new Date(windowEnd).toISOString() },
+      );
+    }
+    const grant = await store.credit({
+      walletId: account.walletId,
+      kind: 'grant',
+      amountMicros: tokensToMicros(config.pricing.how_you_pay.signup_grant_tokens_default),
+      at: now,
+      idempotencyKey: SIGNUP_GRANT_IDEMPOTENCY_KEY,
+      memo: 'public-test signup grant',
+    });
+    const fresh = newKey('public_test');
+    const expiresAt = Math.min(now + fpt.key_ttl_days * DAY_MS, windowEnd);
+    const record = keyRecord('public_test', fresh, account.walletId, account.id, now, expiresAt);
+    await store.replaceKeys(account.id, 'public_test', record, now);
+    return { secret: fresh.secret, record, account, created, rotated: !created, grantCredited: !grant.duplicate };
+  }
+
+  async #checkPassword(account: AccountRecord, password: string): Promise<void> {
+    const ok = await verifyPassword(password, account.passwordHash ?? decoyHash);
+    if (!ok || account.passwordHash === null) throw new AppError('invalid_login', 'Wrong email or password.');
+  }
+
+  async login(email: string, password: string, channel: 'rest' | 'terminal') {
+    const account = await this.#deps.store.findAccountByEmail(email.trim().toLowerCase());
+    if (!account) {
+      await verifyPassword(password, decoyHash);
+      throw new AppError('invalid_login', 'Wrong email or password.');
+    }
+    await this.#checkPassword(account, password);
+    const { token, session } = await this.#deps.sessions.issue(account.id, channel);
+    return { token, session, account };
+  }
+
+  async createLiveKey(account: AccountRecord, name: string | null, expiresAt: number | null): Promise<IssuedKey> {
+    const now = this.#deps.now();
+    if (expiresAt !== null && expiresAt <= now) throw new AppError('invalid_request', '"expires_at" must be in the future.');
+    const fresh = newKey('live');
+    const record = keyRecord('live', fresh, account.walletId, account.id, now, expiresAt, name);
+    await this.#deps.store.insertKey(record);
+    return { secret: fresh.secret, record };
+  }
+
+  async revokeKey(account: AccountRecord, keyId: string): Promise<KeyRecord> {
+    const { store } = this.#deps;
+    const key = await store.getKey(keyId);
+    if (!key || key.accountId !== account.id) throw new AppError('not_found', `No key ${keyId} on this account.`);
+    await store.revokeKey(keyId, this.#deps.now());
+    return (await store.getKey(keyId)) as KeyRecord;
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The one place where a read is metered, for REST and MCP alike: entitlement, price, the atomic debit
+ * and the usage event. The work that produces the data runs before the debit, and its result is
+ * released only when the debit (or the zero-burn record) has committed: a read is charged only when
+ * it is served, and never served unmetered.
+ */
+import { AppError } from '../errors.ts';
+import type { Store, UsageOutcome } from '../store/port.ts';
+import type { Caller } from './caller.ts';
+import { formatMicros, tokensToMicros } from './money.ts';
+import { costEur, type Pricing, priceRead, tierFor, utcMonth } from './pricing.ts';
+
+export interface MeteredItem {
+  /** The dataset key read. */
+  label: string;
+  listCost: number;
+  p0: boolean;
+}
+
+export interface CostFigures {
+  /** X-Token-Cost: after discount and surcharge; notional for zero-burn reads. */
+  costMicros: bigint;
+  /** X-Request-Tokens: actually burned. */
+  burnedMicros: bigint;
+  /** X-Credits-Remaining: the wallet balance after this request. */
+  balanceMicros: bigint;
+  outcome: UsageOutcome;
+}
+
+export interface Metered<T> {
+  value: T;
+  cost: CostFigures;
+}
+
+export interface MeterDeps {
+  store: Store;
+  pricing: Pricing;
+  now: () => number;
+}
+
+export function burnedThisMonth(caller: Caller, now: number): bigint {
+  return caller.wallet.burnMonth === utcMonth(now) ? caller.wallet.burnMonthMicros : 0n;
+}
+
+/** The tier that prices this caller's reads: sandbox keys are always level 1. */
+export function tierOf(deps: MeterDeps, caller: Caller, now: number) {
+  return tierFor(deps.pricing, caller.kind === 'sandbox' ? 0n : burnedThisMonth(caller, now));
+}
+
+/** What a read of these items would cost this caller, without burning anything. */
+export function quote(deps: MeterDeps, caller: Caller, items: readonly MeteredItem[]) {
+  const now = deps.now();
+  const listCost = items.reduce((sum, item) => sum + item.listCost, 0);
+  const costMicros = priceRead(deps.pricing, listCost, tierOf(deps, caller, now), caller.channel);
+  const entitled = !(caller.kind === 'sandbox' || caller.kind === 'public_test') || items.every((item) => item.p0);
+  const zeroBurn = caller.kind === 'public_test';
+  return { listCost, costMicros, burnMicros: zeroBurn ? 0n : costMicros, entitled };
+}
+
+export function assertEntitled(caller: Caller, items: readonly MeteredItem[]): void {
+  if (caller.kind !== 'sandbox' && caller.kind !== 'public_test') return;
+  const refused = items.find((item) => !item.p0);
+  if (refused) {
+    const who = caller.kind === 'sandbox' ? 'A sandbox key' : 'A public-test key';
+    throw new AppError(
+      'not_entitled',
+      `${who} reads only P0 datasets (the free domains); ${refused.label} needs a wallet-backed key.`,
+      { dataset: refused.label },
+    );
+  }
+}
+
+function insufficient(required: bigint, balance: bigint): AppError {
+  return new AppError(
+    'insufficient_tokens',
+    `This read costs ${formatMicros(required)} tokens and the wallet holds ${formatMicros(balance)}.`,
+    { required_tokens: formatMicros(required), balance: formatMicros(balance) },
+  );
+}
+
+export async function meter<T>(
+  deps: MeterDeps,
+  caller: Caller,
+  requestId: string,
+  /** What the usage event names: the dataset key, or `recipe:<name>`. */
+  label: string,
+  items: readonly MeteredItem[],
+  produce: () => Promise<{ value: T; rows: number }>,
+): Promise<Metered<T>> {
+  assertEntitled(caller, items);
+  const now = deps.now();
+  const { listCost, costMicros, burnMicros } = quote(deps, caller, items);
+  const grandfatherable = caller.kind === 'session' && caller.account?.plan === 'early_bird';
+
+  if (burnMicros > 0n && caller.wallet.balanceMicros < burnMicros && !grandfatherable) {
+    throw insufficient(burnMicros, caller.wallet.balanceMicros);
+  }
+
+  const { value, rows } = await produce();
+  const usage = {
+    requestId,
+    keyId: caller.key?.id ?? null,
+    accountId: caller.account?.id ?? null,
+    walletId: caller.wallet.id,
+    dataset: label,
+    channel: caller.channel,
+    listCostMicros: tokensToMicros(listCost),
+    costMicros,
+    rows,
+    at: now,
+  };
+
+  if (burnMicros === 0n) {
+    await deps.store.recordUsage({ ...usage, burnedMicros: 0n, outcome: 'notional' });
+    return { value, cost: { costMicros, burnedMicros: 0n, balanceMicros: caller.wallet.balanceMicros, outcome: 'notional' } };
+  }
+
+  const debit = await deps.store.debit({
+    walletId: caller.wallet.id,
+    amountMicros: burnMicros,
+    month: utcMonth(now),
+    usage: { ...usage, burnedMicros: burnMicros, outcome: 'charged' },
+  });
+  if (debit.ok) {
+    return { value, cost: { costMicros, burnedMicros: burnMicros, balanceMicros: debit.balanceMicros, outcome: 'charged' } };
+  }
+  if (grandfatherable) {
+    // early_bird (DECISIONS): never refused with 402; what the wallet cannot cover is served at zero burn.
+    await deps.store.recordUsage({ ...usage, burnedMicros: 0n, outcome: 'grandfathered' });
+    return {
+      value,
+      cost: { costMicros, burnedMicros: 0n, balanceMicros: debit.balanceMicros, outcome: 'grandfathered' },
+    };
+  }
+  throw insufficient(burnMicros, debit.balanceMicros);
+}
+
+/** The four cost headers of DECISIONS, as exact decimal strings. */
+export function costHeaders(pricing: Pricing, cost: CostFigures): Record<string, string> {
+  return {
+    'x-token-cost': formatMicros(cost.costMicros),
+    'x-request-tokens': formatMicros(cost.burnedMicros),
+    'x-request-cost-eur': costEur(pricing, cost.burnedMicros),
+    'x-credits-remaining': formatMicros(cost.balanceMicros),
+  };
+}

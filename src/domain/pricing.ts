@@ -1,0 +1,64 @@
+/** Tiers and charges (spec 2.4, 8.4; DECISIONS "Money"). Pure functions over the validated config. */
+import type { ServiceFile, Tier } from '../config.ts';
+import { chargeMicros, eurString, MICROS_PER_TOKEN, percentToBasisPoints } from './money.ts';
+
+export type Channel = 'rest' | 'mcp' | 'terminal';
+
+export interface Pricing {
+  readonly tiers: readonly Tier[];
+  readonly defaultCost: number;
+  readonly costs: Readonly<Record<string, number>>;
+  readonly terminalSurchargePercent: bigint;
+  readonly microEurPerToken: bigint;
+  readonly freeDomains: ReadonlySet<string>;
+}
+
+export function makePricing(file: ServiceFile): Pricing {
+  return {
+    tiers: file.pricing.loyalty_tiers,
+    defaultCost: file.pricing.default_endpoint_cost,
+    costs: file.pricing.endpoint_costs,
+    terminalSurchargePercent: BigInt(file.pricing.terminal_surcharge_percent),
+    microEurPerToken: BigInt(Math.round(file.pricing.eur_per_token * 1_000_000)),
+    freeDomains: new Set(file.pricing.free_public_test.free_domains),
+  };
+}
+
+export function listCostOf(pricing: Pricing, key: string): number {
+  return pricing.costs[key] ?? pricing.defaultCost;
+}
+
+export function isP0(pricing: Pricing, key: string): boolean {
+  return pricing.freeDomains.has(key.slice(0, key.indexOf('/')));
+}
+
+/** The highest tier whose min_tokens is at most the tokens burned this UTC month. */
+export function tierFor(pricing: Pricing, burnedMicros: bigint): Tier {
+  let current = pricing.tiers[0] as Tier;
+  for (const tier of pricing.tiers) {
+    if (BigInt(tier.min_tokens) * MICROS_PER_TOKEN <= burnedMicros) current = tier;
+  }
+  return current;
+}
+
+export function nextTier(pricing: Pricing, tier: Tier): Tier | null {
+  return pricing.tiers.find((t) => t.level > tier.level) ?? null;
+}
+
+export function priceRead(pricing: Pricing, listCostTokens: number, tier: Tier, channel: Channel): bigint {
+  return chargeMicros({
+    listCostTokens,
+    discountBasisPoints: percentToBasisPoints(tier.discount_pct),
+    terminal: channel === 'terminal',
+    terminalSurchargePercent: pricing.terminalSurchargePercent,
+  });
+}
+
+export function costEur(pricing: Pricing, micros: bigint): string {
+  return eurString(micros, pricing.microEurPerToken);
+}
+
+/** "YYYY-MM" of a UTC instant: the month a burn counts toward for tiers. */
+export function utcMonth(atMs: number): string {
+  return new Date(atMs).toISOString().slice(0, 7);
+}

@@ -1,0 +1,109 @@
+/** Dataset reads: resolve, plan, fetch and meter. REST, recipes and MCP all read through here. */
+import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
+import { type CursorCodec, planRead, type ReadParams } from '../catalog/read-plan.ts';
+import { generateSampleRows } from '../catalog/sample-data.ts';
+import type { Row } from '../catalog/types.ts';
+import { AppError } from '../errors.ts';
+import type { RowSource, StoredRow } from '../store/port.ts';
+import type { Caller } from './caller.ts';
+import { type MeterDeps, type Metered, meter } from './metering.ts';
+
+export interface ReadResult {
+  entry: CatalogEntry;
+  rows: StoredRow[];
+  /** Projected fields, or null when every field is returned. */
+  fields: string[] | null;
+  nextCursor: string | null;
+  source: RowSource;
+}
+
+export interface ReadDeps extends MeterDeps {
+  catalog: Catalog;
+  cursors: CursorCodec;
+}
+
+const SOURCE_TTL_MS = 60_000;
+
+export class DataReads {
+  readonly #deps: ReadDeps;
+  /** Dataset -> where its rows came from, cached briefly: an import by `tmd` shows within a minute. */
+  readonly #sources = new Map<string, { source: RowSource; checkedAt: number }>();
+  readonly #loading = new Map<string, Promise<RowSource>>();
+
+  constructor(deps: ReadDeps) {
+    this.#deps = deps;
+  }
+
+  resolve(key: string): CatalogEntry {
+    const entry = this.#deps.catalog.resolve(key);
+    if (!entry) {
+      const suggestions = this.#deps.catalog.suggest(key);
+      const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ' See GET /api/v1/catalog.';
+      throw new AppError('dataset_not_found', `No dataset "${key}".${hint}`, { suggestions });
+    }
+    return entry;
+  }
+
+  /** Makes sure a dataset has rows: sample rows are generated on first use, once per database. */
+  async ensureRows(entry: CatalogEntry): Promise<RowSource> {
+    const cached = this.#sources.get(entry.dataset.key);
+    if (cached && this.#deps.now() - cached.checkedAt < SOURCE_TTL_MS) return cached.source;
+    let pending = this.#loading.get(entry.dataset.key);
+    if (!pending) {
+      pending = this.#load(entry).finally(() => this.#loading.delete(entry.dataset.key));
+      this.#loading.set(entry.dataset.key, pending);
+    }
+    return pending;
+  }
+
+  async #load(entry: CatalogEntry): Promise<RowSource> {
+    const store = this.#deps.store;
+    let found = await store.datasetSource(entry.dataset.key);
+    if (!found) {
+      await store.loadRows(entry.dataset.key, entry.dataset.time_field, generateSampleRows(entry.dataset), 'sample');
+      found = await store.datasetSource(entry.dataset.key);
+    }
+    const source = found?.source ?? 'sample';
+    this.#sources.set(entry.dataset.key, { source, checkedAt: this.#deps.now() });
+    return source;
+  }
+
+  /** Fetches one page without metering: the caller must meter it (see `read`). */
+  async fetch(entry: CatalogEntry, params: ReadParams): Promise<ReadResult> {
+    const plan = planRead(entry, params, this.#deps.cursors);
+    const source = await this.ensureRows(entry);
+    const rows = await this.#deps.store.queryRows({ ...plan.query, limit: plan.query.limit + 1 });
+    let nextCursor: string | null = null;
+    if (rows.length > plan.query.limit) {
+      rows.length = plan.query.limit;
+      const last = rows.at(-1) as StoredRow;
+      nextCursor = this.#deps.cursors.encode(plan.fingerprint, { t: last.t, id: last.id });
+    }
+    return { entry, rows, fields: plan.fields, nextCursor, source };
+  }
+
+  get meterDeps(): MeterDeps {
+    return this.#deps;
+  }
+
+  async read(caller: Caller, requestId: string, key: string, params: ReadParams): Promise<Metered<ReadResult>> {
+    const entry = this.resolve(key);
+    const item = { label: entry.key, listCost: entry.listCost, p0: entry.p0 };
+    return meter(this.#deps, caller, requestId, entry.key, [item], async () => {
+      const value = await this.fetch(entry, params);
+      return { value, rows: value.rows.length };
+    });
+  }
+}
+
+export function parseRow(row: StoredRow): Row {
+  return JSON.parse(row.json) as Row;
+}
+
+export function projectRow(row: StoredRow, fields: readonly string[] | null): Row {
+  const full = parseRow(row);
+  if (fields === null) return full;
+  const out: Row = {};
+  for (const field of fields) out[field] = full[field] ?? null;
+  return out;
+}

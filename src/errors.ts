@@ -1,0 +1,92 @@
+/**
+ * The one error type of the service and its closed catalogue of codes. Transports render it:
+ * REST as RFC 9457 problem+json, MCP as a tool result with isError. The domain never builds responses.
+ */
+
+export const errorCatalogue = {
+  invalid_request: { status: 400, title: 'Invalid request' },
+  invalid_cursor: { status: 400, title: 'Invalid cursor' },
+  malformed_json: { status: 400, title: 'Malformed JSON body' },
+  missing_credentials: { status: 401, title: 'Missing credentials' },
+  invalid_key: { status: 401, title: 'Invalid key' },
+  key_expired: { status: 401, title: 'Key expired' },
+  key_revoked: { status: 401, title: 'Key revoked' },
+  invalid_session: { status: 401, title: 'Invalid or expired session' },
+  invalid_login: { status: 401, title: 'Wrong email or password' },
+  invalid_admin_token: { status: 401, title: 'Invalid admin token' },
+  not_entitled: { status: 402, title: 'Not entitled to this read' },
+  insufficient_tokens: { status: 402, title: 'Insufficient tokens' },
+  spending_cap_reached: { status: 402, title: 'Spending cap reached' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  public_test_window_closed: { status: 403, title: 'Public-test window closed' },
+  not_found: { status: 404, title: 'Not found' },
+  dataset_not_found: { status: 404, title: 'Dataset not found' },
+  recipe_not_found: { status: 404, title: 'Recipe not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  not_acceptable: { status: 406, title: 'Not acceptable' },
+  conflict: { status: 409, title: 'Conflict' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  daily_limit: { status: 429, title: 'Daily request limit reached' },
+  concurrency_limit: { status: 429, title: 'Too many concurrent requests' },
+  ip_fence: { status: 429, title: 'Too many requests from this IP address' },
+  issuance_limited: { status: 429, title: 'Key issuance limit reached' },
+  login_throttled: { status: 429, title: 'Too many failed logins' },
+  internal_error: { status: 500, title: 'Internal error' },
+  not_live: { status: 501, title: 'Not live' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** Extra problem members that help a client act: all optional, all JSON-safe. */
+export interface ProblemExtras {
+  retry_after?: number;
+  required_tokens?: string;
+  balance?: string;
+  reset_at?: string;
+  suggestions?: string[];
+  errors?: { path: string; message: string }[];
+  [key: string]: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly extras: ProblemExtras;
+  /** Response headers the transport should add (Retry-After, WWW-Authenticate). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, detail: string, extras: ProblemExtras = {}, headers: Record<string, string> = {}) {
+    super(detail);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = errorCatalogue[code].status;
+    this.extras = extras;
+    this.headers = headers;
+  }
+}
+
+export const problemTypeBase = 'https://docs.tmd.example/errors/';
+
+export interface Problem extends ProblemExtras {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  request_id: string;
+}
+
+export function toProblem(error: AppError, requestId: string): Problem {
+  return {
+    ...error.extras,
+    type: `${problemTypeBase}${error.code}`,
+    title: errorCatalogue[error.code].title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    request_id: requestId,
+  };
+}

@@ -1,0 +1,120 @@
+/** buildApp(deps): the REST application, without listening. No I/O happens at import. */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Deps } from '../deps.ts';
+import { newId } from '../domain/ids.ts';
+import { AppError } from '../errors.ts';
+import { resolveCaller } from './auth-hook.ts';
+import { transformObject } from './openapi.ts';
+import { sendProblem, toAppError } from './problem.ts';
+import { registerAuthRoutes } from './routes/auth.ts';
+import { registerCatalogRoutes } from './routes/catalog.ts';
+import { registerDataRoutes } from './routes/data.ts';
+import { registerKeyRoutes } from './routes/keys.ts';
+import { registerMeRoutes } from './routes/me.ts';
+import { registerMetaRoutes } from './routes/meta.ts';
+import { registerRecipeRoutes } from './routes/recipes.ts';
+
+export type TypedApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface AppOptions {
+  logger?: boolean | { level: string };
+}
+
+export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const trustProxy = deps.env.TRUST_PROXY ? deps.env.TRUST_PROXY.split(',').map((s) => s.trim()) : false;
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: typeof options.logger === 'object' ? options.logger.level : deps.env.LOG_LEVEL,
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'req.headers["x-admin-token"]'],
+              censor: '[redacted]',
+            },
+          },
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy,
+    disableRequestLogging: deps.env.LOG_LEVEL !== 'debug' && deps.env.LOG_LEVEL !== 'trace',
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && requestIdPattern.test(given) ? given : newId('req');
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Responses are built by the handlers from typed values; the zod response schemas document them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.decorateRequest('caller', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const mode = request.routeOptions.config.auth ?? 'none';
+    if (mode === 'none') return;
+    request.caller = await resolveCaller(
+      request,
+      (token, channel) => deps.auth.authenticate(token, channel),
+      mode,
+      request.routeOptions.config.allow,
+      'rest',
+    );
+  });
+
+  app.setErrorHandler((error, request, reply) => sendProblem(reply, toAppError(error, request)));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Token-metered data service',
+        version: '1.0.0',
+        description:
+          'Financial, economic, regulatory and open datasets sold by the read. Every read burns tokens from a prepaid wallet; cost headers report each charge.',
+      },
+      servers: deps.env.BASE_URL ? [{ url: deps.env.BASE_URL }] : [],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'A key (tmd_sbx_, tmd_fpt_, tmd_live_) or a session JWT.' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, for /api/v1/admin only.' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  registerMetaRoutes(typed, deps);
+  registerAuthRoutes(typed, deps);
+  registerCatalogRoutes(typed, deps);
+  registerDataRoutes(typed, deps);
+  registerRecipeRoutes(typed, deps);
+  registerMeRoutes(typed, deps);
+  registerKeyRoutes(typed, deps);
+  return app;
+}

@@ -1,0 +1,89 @@
+/** Authentication at the edge of every route that declares `config.auth`. */
+import type { FastifyRequest } from 'fastify';
+import type { Caller, CredentialKind } from '../domain/caller.ts';
+import type { Channel } from '../domain/pricing.ts';
+import { AppError } from '../errors.ts';
+
+export type AuthMode = 'none' | 'optional' | 'required';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    /** Credential kinds that may call the route; others get 403 forbidden. */
+    allow?: readonly CredentialKind[];
+  }
+}
+
+export const SESSION_COOKIE = 'tmd_session';
+export const WWW_AUTHENTICATE = 'Bearer realm="token-metered-data"';
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+/** The presented credential, from `Authorization: Bearer`, `X-API-Key` or the session cookie. */
+export function presentedToken(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    if (!match) {
+      throw new AppError(
+        'invalid_key',
+        'Send the key as "Authorization: Bearer <key>" or "X-API-Key: <key>".',
+        {},
+        { 'www-authenticate': WWW_AUTHENTICATE },
+      );
+    }
+    return match[1];
+  }
+  const apiKey = request.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.length > 0) return apiKey.trim();
+  return cookieValue(request.headers.cookie, SESSION_COOKIE);
+}
+
+export function unauthenticated(error: AppError): AppError {
+  return new AppError(error.code, error.message, error.extras, { ...error.headers, 'www-authenticate': WWW_AUTHENTICATE });
+}
+
+export function missingCredentials(): AppError {
+  return unauthenticated(
+    new AppError(
+      'missing_credentials',
+      'This endpoint needs a key: send "Authorization: Bearer <key>" or "X-API-Key: <key>". POST /api/v1/auth/sandbox issues a free one.',
+    ),
+  );
+}
+
+export async function resolveCaller(
+  request: FastifyRequest,
+  authenticate: (token: string, channel: Channel) => Promise<Caller>,
+  mode: AuthMode,
+  allow: readonly CredentialKind[] | undefined,
+  channel: Channel,
+): Promise<Caller | null> {
+  const token = presentedToken(request);
+  if (token === undefined) {
+    if (mode === 'required') throw missingCredentials();
+    return null;
+  }
+  let caller: Caller;
+  try {
+    caller = await authenticate(token, channel);
+  } catch (error) {
+    throw error instanceof AppError && error.status === 401 ? unauthenticated(error) : error;
+  }
+  if (allow && !allow.includes(caller.kind)) {
+    throw new AppError('forbidden', `A ${caller.kind.replace('_', '-')} credential cannot use this endpoint.`, {
+      credential: caller.kind,
+    });
+  }
+  return caller;
+}

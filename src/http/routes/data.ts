@@ -1,0 +1,153 @@
+/** GET /api/v1/data/{domain}/{name}: the metered read, as JSON or CSV. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { DEFAULT_LIMIT, type ReadParams, readOptionsShape } from '../../catalog/read-plan.ts';
+import type { Deps } from '../../deps.ts';
+import { costHeaders, type Metered } from '../../domain/metering.ts';
+import { projectRow, type ReadResult } from '../../domain/reads.ts';
+import { AppError } from '../../errors.ts';
+import type { TypedApp } from '../app.ts';
+import { csvLine } from '../csv.ts';
+import { problems, tokens } from '../schemas.ts';
+
+const filterValue = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)]);
+
+export const readQuerystring = z
+  .object({
+    ...readOptionsShape,
+    start_date: readOptionsShape.from.describe('Alias of from.'),
+    end_date: readOptionsShape.to.describe('Alias of to.'),
+    order: readOptionsShape.sort.describe('Alias of sort.'),
+    format: z.enum(['json', 'csv']).optional().describe('json (default) or csv; Accept: text/csv also selects CSV.'),
+  })
+  .catchall(filterValue)
+  .describe('Any other parameter is an entity filter named by the dataset (e.g. symbol=AAPL,MSFT).');
+
+type ReadQuery = z.infer<typeof readQuerystring>;
+const optionNames = new Set(['from', 'to', 'fields', 'limit', 'cursor', 'sort', 'start_date', 'end_date', 'order', 'format']);
+
+function conflict(a: unknown, b: unknown, names: string): void {
+  if (a !== undefined && b !== undefined && a !== b) {
+    throw new AppError('invalid_request', `Give only one of ${names}.`, { errors: [{ path: names, message: 'conflict' }] });
+  }
+}
+
+export function readParamsFromQuery(query: ReadQuery): ReadParams {
+  conflict(query.from, query.start_date, 'from/start_date');
+  conflict(query.to, query.end_date, 'to/end_date');
+  conflict(query.sort, query.order, 'sort/order');
+  const filters: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (optionNames.has(name) || value === undefined) continue;
+    filters[name] = Array.isArray(value) ? value : [String(value)];
+  }
+  return {
+    filters,
+    from: (query.from ?? query.start_date) as string | undefined,
+    to: (query.to ?? query.end_date) as string | undefined,
+    fields: typeof query.fields === 'string' ? query.fields.split(',') : undefined,
+    limit: typeof query.limit === 'number' ? query.limit : DEFAULT_LIMIT,
+    cursor: query.cursor as string | undefined,
+    sort: (query.sort ?? query.order ?? 'desc') as 'asc' | 'desc',
+  };
+}
+
+function wantsCsv(request: FastifyRequest, format: string | undefined): boolean {
+  if (format !== undefined) return format === 'csv';
+  const accept = request.headers.accept ?? '';
+  return /\btext\/csv\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
+}
+
+export function sendRead(deps: Deps, reply: FastifyReply, result: Metered<ReadResult>, csv: boolean): FastifyReply {
+  const { value, cost } = result;
+  reply.headers(costHeaders(deps.pricing, cost));
+  reply.header('x-data-sample', String(value.source === 'sample'));
+  if (csv) {
+    const columns = value.fields ?? value.entry.dataset.fields.map((f) => f.name);
+    let body = csvLine(columns);
+    for (const row of value.rows) {
+      const projected = projectRow(row, columns);
+      body += csvLine(columns.map((c) => projected[c]));
+    }
+    if (value.nextCursor) reply.header('x-next-cursor', value.nextCursor);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `inline; filename="${value.entry.key.replace('/', '_')}.csv"`)
+      .send(body);
+  }
+  const meta = {
+    dataset: value.entry.key,
+    canonical_key: value.entry.dataset.key,
+    count: value.rows.length,
+    next_cursor: value.nextCursor,
+    fields: value.fields ?? value.entry.dataset.fields.map((f) => f.name),
+    time_field: value.entry.dataset.time_field,
+    sample: value.source === 'sample',
+    ...(value.source === 'sample' ? { notice: 'Generated sample data, not real observations.' } : {}),
+    cost: {
+      list_tokens: String(value.entry.listCost),
+      token_cost: reply.getHeader('x-token-cost'),
+      tokens_burned: reply.getHeader('x-request-tokens'),
+      credits_remaining: reply.getHeader('x-credits-remaining'),
+      outcome: cost.outcome,
+    },
+  };
+  // Stored rows are already JSON: splice them in rather than parse and re-serialise on the hot path.
+  const data =
+    value.fields === null
+      ? value.rows.map((r) => r.json).join(',')
+      : value.rows.map((r) => JSON.stringify(projectRow(r, value.fields))).join(',');
+  return reply.type('application/json; charset=utf-8').send(`{"data":[${data}],"meta":${JSON.stringify(meta)}}`);
+}
+
+export function registerDataRoutes(app: TypedApp, deps: Deps): void {
+  app.get(
+    '/api/v1/data/:domain/:name',
+    {
+      config: { auth: 'required' },
+      schema: {
+        operationId: 'readDataset',
+        tags: ['data'],
+        summary: 'Read a dataset page (metered: one request is one read, whatever the page size)',
+        description:
+          'Filters: any entity field of the dataset (see GET /api/v1/catalog/{domain}/{name}), comma-separated or repeated. Sample data is marked in meta.sample and X-Data-Sample.',
+        security: [{ bearer: [] }, { apiKey: [] }],
+        params: z.object({ domain: z.string().max(64), name: z.string().max(128) }),
+        querystring: readQuerystring,
+        response: {
+          200: z
+            .object({
+              data: z.array(z.record(z.string(), z.unknown())),
+              meta: z.object({
+                dataset: z.string(),
+                canonical_key: z.string(),
+                count: z.int(),
+                next_cursor: z.string().nullable(),
+                fields: z.array(z.string()),
+                time_field: z.string(),
+                sample: z.boolean(),
+                notice: z.string().optional(),
+                cost: z.object({
+                  list_tokens: tokens,
+                  token_cost: tokens,
+                  tokens_burned: tokens,
+                  credits_remaining: tokens,
+                  outcome: z.enum(['charged', 'notional', 'grandfathered']),
+                }),
+              }),
+            })
+            .describe('JSON envelope; with format=csv or Accept: text/csv the body is text/csv instead.'),
+          ...problems(400, 401, 402, 403, 404, 429, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller;
+      if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
+      const params = readParamsFromQuery(request.query);
+      const csv = wantsCsv(request, request.query.format as string | undefined);
+      const result = await deps.reads.read(caller, request.id, `${request.params.domain}/${request.params.name}`, params);
+      return sendRead(deps, reply, result, csv);
+    },
+  );
+}

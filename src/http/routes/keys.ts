@@ -1,0 +1,80 @@
+/** Wallet-backed (live) keys of an account, managed by a logged-in session. */
+import { z } from 'zod';
+import type { Deps } from '../../deps.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { AppError } from '../../errors.ts';
+import type { TypedApp } from '../app.ts';
+import { presentKey } from '../present.ts';
+import { issuedKeyOut, keyOut, problems } from '../schemas.ts';
+
+function accountOf(caller: Caller | null) {
+  if (!caller?.account) throw new AppError('forbidden', 'Keys are managed by a logged-in account session.');
+  return caller.account;
+}
+
+export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
+  const sessionOnly = { auth: 'required' as const, allow: ['session'] as const };
+  const security = [{ bearer: [] }];
+
+  app.post(
+    '/api/v1/keys',
+    {
+      config: sessionOnly,
+      schema: {
+        operationId: 'createKey',
+        tags: ['keys'],
+        summary: 'Create a wallet-backed live key for the account (shown once)',
+        security,
+        body: z
+          .strictObject({
+            name: z.string().min(1).max(100).optional(),
+            expires_at: z.iso.datetime().optional().describe('Optional expiry; never by default.'),
+          })
+          .default({}),
+        response: { 201: issuedKeyOut, ...problems(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const account = accountOf(request.caller);
+      const expiresAt = request.body.expires_at ? Date.parse(request.body.expires_at) : null;
+      const issued = await deps.credentials.createLiveKey(account, request.body.name ?? null, expiresAt);
+      reply.code(201).header('cache-control', 'no-store');
+      return { ...presentKey(issued.record, deps.now()), key: issued.secret };
+    },
+  );
+
+  app.get(
+    '/api/v1/keys',
+    {
+      config: sessionOnly,
+      schema: {
+        operationId: 'listKeys',
+        tags: ['keys'],
+        summary: 'List the account keys (never the key strings)',
+        security,
+        response: { 200: z.object({ data: z.array(keyOut) }), ...problems(401, 403) },
+      },
+    },
+    async (request) => {
+      const account = accountOf(request.caller);
+      const now = deps.now();
+      return { data: (await deps.store.listKeys(account.id)).map((k) => presentKey(k, now)) };
+    },
+  );
+
+  app.delete(
+    '/api/v1/keys/:id',
+    {
+      config: sessionOnly,
+      schema: {
+        operationId: 'revokeKey',
+        tags: ['keys'],
+        summary: 'Revoke a key of the account; it stops working at once',
+        security,
+        params: z.object({ id: z.string().max(64) }),
+        response: { 200: keyOut, ...problems(401, 403, 404) },
+      },
+    },
+    async (request) => presentKey(await deps.credentials.revokeKey(accountOf(request.caller), request.params.id), deps.now()),
+  );
+}

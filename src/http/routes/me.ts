@@ -1,0 +1,142 @@
+/** Self-service: who am I, what do I hold, what did I spend. */
+import { z } from 'zod';
+import type { Deps } from '../../deps.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { burnedThisMonth, tierOf } from '../../domain/metering.ts';
+import { formatMicros, MICROS_PER_TOKEN } from '../../domain/money.ts';
+import { nextTier } from '../../domain/pricing.ts';
+import { AppError } from '../../errors.ts';
+import type { TypedApp } from '../app.ts';
+import { iso } from '../present.ts';
+import { problems, tokens } from '../schemas.ts';
+
+export function limitsOf(deps: Deps, caller: Caller) {
+  const limits = deps.config.limits;
+  if (caller.kind === 'sandbox') return { per_minute: limits.sandbox.per_minute, per_day: limits.sandbox.per_day, concurrent: limits.sandbox.concurrent, ip_fence: true };
+  if (caller.kind === 'public_test') return { per_minute: limits.public_test.per_minute, per_day: limits.public_test.per_day, concurrent: limits.public_test.concurrent, ip_fence: false };
+  const tier = tierOf(deps.reads.meterDeps, caller, deps.now());
+  const pkg = deps.config.pricing.commercial_skus.find((s) => s.id === caller.account?.packageId);
+  return {
+    per_minute: Math.max(tier.rate_limit, pkg?.rate_limit_per_minute ?? 0),
+    per_day: limits.wallet.per_day,
+    concurrent: limits.wallet.concurrent,
+    ip_fence: false,
+  };
+}
+
+export function registerMeRoutes(app: TypedApp, deps: Deps): void {
+  app.get(
+    '/api/v1/me',
+    {
+      config: { auth: 'required' },
+      schema: {
+        operationId: 'getMe',
+        tags: ['account'],
+        summary: 'The calling credential: kind, account, expiry, balance, tier, burn this month, limits',
+        security: [{ bearer: [] }, { apiKey: [] }],
+        response: {
+          200: z.object({
+            credential: z.object({ kind: z.enum(['sandbox', 'public_test', 'live', 'session']), key_id: z.string().nullable(), expires_at: z.string().nullable() }),
+            account: z.object({ id: z.string(), email: z.string().nullable(), plan: z.string(), package: z.string().nullable(), created_at: z.string() }).nullable(),
+            wallet: z.object({ id: z.string(), balance: tokens }),
+            burned_this_month: tokens,
+            tier: z.looseObject({ level: z.int(), name: z.string(), discount_pct: z.number() }),
+            next_tier: z.looseObject({ level: z.int(), tokens_needed: tokens }).nullable(),
+            limits: z.object({ per_minute: z.int(), per_day: z.int().nullable(), concurrent: z.int(), ip_fence: z.boolean() }),
+          }),
+          ...problems(401, 429),
+        },
+      },
+    },
+    async (request) => {
+      const caller = request.caller as Caller;
+      const now = deps.now();
+      const wallet = (await deps.store.getWallet(caller.wallet.id)) ?? caller.wallet;
+      const fresh = { ...caller, wallet };
+      const tier = tierOf(deps.reads.meterDeps, fresh, now);
+      const burned = burnedThisMonth(fresh, now);
+      const next = caller.kind === 'sandbox' ? null : nextTier(deps.pricing, tier);
+      return {
+        credential: { kind: caller.kind, key_id: caller.key?.id ?? null, expires_at: iso(caller.expiresAt) },
+        account: caller.account
+          ? {
+              id: caller.account.id,
+              email: caller.account.email,
+              plan: caller.account.plan,
+              package: caller.account.packageId,
+              created_at: iso(caller.account.createdAt) as string,
+            }
+          : null,
+        wallet: { id: wallet.id, balance: formatMicros(wallet.balanceMicros) },
+        burned_this_month: formatMicros(burned),
+        tier,
+        next_tier: next
+          ? { ...next, tokens_needed: formatMicros(BigInt(next.min_tokens) * MICROS_PER_TOKEN - burned) }
+          : null,
+        limits: limitsOf(deps, fresh),
+      };
+    },
+  );
+
+  app.get(
+    '/api/v1/me/usage',
+    {
+      config: { auth: 'required' },
+      schema: {
+        operationId: 'getMyUsage',
+        tags: ['account'],
+        summary: 'Usage events, newest first, with each cost (paged by cursor)',
+        security: [{ bearer: [] }, { apiKey: [] }],
+        querystring: z.strictObject({
+          limit: z.coerce.number().int().min(1).max(500).default(50),
+          cursor: z.string().regex(/^\d{1,18}$/, 'is not a usage cursor').optional(),
+        }),
+        response: {
+          200: z.object({
+            data: z.array(
+              z.object({
+                id: z.string(),
+                at: z.string(),
+                request_id: z.string(),
+                key_id: z.string().nullable(),
+                dataset: z.string(),
+                channel: z.string(),
+                list_cost: tokens,
+                token_cost: tokens,
+                tokens_burned: tokens,
+                outcome: z.string(),
+                rows: z.int(),
+              }),
+            ),
+            meta: z.object({ count: z.int(), next_cursor: z.string().nullable() }),
+          }),
+          ...problems(400, 401, 429),
+        },
+      },
+    },
+    async (request) => {
+      const caller = request.caller as Caller;
+      // Accounts see every key's usage; an account-less sandbox key sees its own.
+      const scope = caller.account ? { accountId: caller.account.id } : caller.key ? { keyId: caller.key.id } : null;
+      if (!scope) throw new AppError('forbidden', 'No usage to show for this credential.');
+      const events = await deps.store.listUsage(scope, request.query.cursor ?? null, request.query.limit + 1);
+      const page = events.slice(0, request.query.limit);
+      return {
+        data: page.map((e) => ({
+          id: e.id,
+          at: iso(e.at) as string,
+          request_id: e.requestId,
+          key_id: e.keyId,
+          dataset: e.dataset,
+          channel: e.channel,
+          list_cost: formatMicros(e.listCostMicros),
+          token_cost: formatMicros(e.costMicros),
+          tokens_burned: formatMicros(e.burnedMicros),
+          outcome: e.outcome,
+          rows: e.rows,
+        })),
+        meta: { count: page.length, next_cursor: events.length > page.length ? (page.at(-1)?.id ?? null) : null },
+      };
+    },
+  );
+}

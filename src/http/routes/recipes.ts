@@ -1,0 +1,72 @@
+/** Recipes: a list (free) and each recipe (metered once, as the sum of its reads' list costs). */
+import { z } from 'zod';
+import type { Deps } from '../../deps.ts';
+import { costHeaders } from '../../domain/metering.ts';
+import { recipes } from '../../domain/recipes.ts';
+import { AppError } from '../../errors.ts';
+import type { TypedApp } from '../app.ts';
+import { problems } from '../schemas.ts';
+
+export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
+  app.get(
+    '/api/v1/recipes',
+    {
+      schema: {
+        operationId: 'listRecipes',
+        tags: ['recipes'],
+        summary: 'The recipes, what each reads and what it costs (free to call)',
+        response: {
+          200: z.object({
+            data: z.array(
+              z.object({
+                name: z.string(),
+                path: z.string(),
+                title: z.string(),
+                description: z.string(),
+                reads: z.array(z.string()),
+                list_cost: z.int(),
+                p0: z.boolean(),
+                parameters: z.array(z.object({ name: z.string(), description: z.string(), default: z.string().nullable() })),
+              }),
+            ),
+          }),
+        },
+      },
+    },
+    async () => ({
+      data: recipes.map((r) => {
+        const entries = r.reads.map((key) => deps.reads.resolve(key));
+        return {
+          ...r,
+          list_cost: entries.reduce((sum, e) => sum + e.listCost, 0),
+          p0: entries.every((e) => e.p0),
+        };
+      }),
+    }),
+  );
+
+  app.get(
+    '/api/v1/recipes/:name',
+    {
+      config: { auth: 'required' },
+      schema: {
+        operationId: 'runRecipe',
+        tags: ['recipes'],
+        summary: 'Run a recipe (metered once: the sum of its reads list costs, discounted like any read)',
+        security: [{ bearer: [] }, { apiKey: [] }],
+        params: z.object({ name: z.string().max(64) }),
+        querystring: z.strictObject({
+          tz: z.string().max(64).optional().describe('calendar-tonight: IANA time zone (default America/New_York).'),
+        }),
+        response: { 200: z.looseObject({ recipe: z.string(), count: z.int() }), ...problems(400, 401, 402, 404, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller;
+      if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
+      const result = await deps.recipes.run(caller, request.id, request.params.name, { tz: request.query.tz });
+      reply.headers(costHeaders(deps.pricing, result.cost));
+      return result.value;
+    },
+  );
+}

@@ -1,0 +1,209 @@
+/**
+ * The Store port: everything the service persists. Small and async so that the SQLite adapter and a
+ * PostgreSQL adapter can both implement it; every method that changes money is atomic on its own.
+ */
+import type { Row } from '../catalog/types.ts';
+import type { KeyKind } from '../domain/keys.ts';
+import type { Channel } from '../domain/pricing.ts';
+
+export const entryKinds = ['grant', 'topup', 'monthly_credit', 'burn', 'refund', 'adjustment'] as const;
+export type EntryKind = (typeof entryKinds)[number];
+
+export type Plan = 'standard' | 'early_bird';
+export type RowSource = 'sample' | 'import';
+
+export interface AccountRecord {
+  id: string;
+  email: string | null;
+  passwordHash: string | null;
+  plan: Plan;
+  packageId: string | null;
+  walletId: string;
+  createdAt: number;
+  /** Start of the account's public-test window (ms), null if it never registered for it. */
+  publicTestStartedAt: number | null;
+}
+
+export interface WalletRecord {
+  id: string;
+  accountId: string | null;
+  balanceMicros: bigint;
+  /** UTC month ("YYYY-MM") that burnMonthMicros counts; a debit in a later month restarts it. */
+  burnMonth: string;
+  burnMonthMicros: bigint;
+}
+
+export interface KeyRecord {
+  id: string;
+  kind: KeyKind;
+  digest: string;
+  displayPrefix: string;
+  name: string | null;
+  accountId: string | null;
+  walletId: string;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  dailyCapMicros: bigint | null;
+  monthlyCapMicros: bigint | null;
+}
+
+/** What authentication needs in one lookup: the key, its wallet and its account. */
+export interface KeyContext {
+  key: KeyRecord;
+  wallet: WalletRecord;
+  account: AccountRecord | null;
+}
+
+export interface SessionRecord {
+  id: string;
+  accountId: string;
+  createdAt: number;
+  expiresAt: number;
+  revokedAt: number | null;
+}
+
+export interface LedgerEntry {
+  id: string;
+  walletId: string;
+  kind: EntryKind;
+  amountMicros: bigint;
+  balanceAfterMicros: bigint;
+  createdAt: number;
+  requestId: string | null;
+  idempotencyKey: string | null;
+  memo: string | null;
+}
+
+export interface LedgerAudit {
+  wallets: number;
+  entries: number;
+  mismatches: { walletId: string; balanceMicros: bigint; entriesMicros: bigint }[];
+}
+
+export type UsageOutcome = 'charged' | 'notional' | 'grandfathered';
+
+export interface UsageInput {
+  requestId: string;
+  keyId: string | null;
+  accountId: string | null;
+  walletId: string;
+  dataset: string;
+  channel: Channel;
+  listCostMicros: bigint;
+  /** Cost after discount and surcharge (the X-Token-Cost figure). */
+  costMicros: bigint;
+  /** Tokens actually burned (0 for notional or grandfathered reads). */
+  burnedMicros: bigint;
+  outcome: UsageOutcome;
+  rows: number;
+  at: number;
+}
+
+export interface UsageEvent extends UsageInput {
+  id: string;
+}
+
+export interface CreditInput {
+  walletId: string;
+  kind: Exclude<EntryKind, 'burn'>;
+  amountMicros: bigint;
+  at: number;
+  idempotencyKey?: string;
+  memo?: string;
+  requestId?: string;
+}
+
+export type CreditResult = { entry: LedgerEntry; duplicate: boolean };
+
+export interface DebitInput {
+  walletId: string;
+  amountMicros: bigint;
+  month: string;
+  usage: UsageInput;
+}
+
+export type DebitResult = { ok: true; balanceMicros: bigint; entryId: string } | { ok: false; balanceMicros: bigint };
+
+export interface NewAccount {
+  id: string;
+  email: string | null;
+  passwordHash: string | null;
+  walletId: string;
+  createdAt: number;
+  publicTestStartedAt: number | null;
+}
+
+export interface RowQuery {
+  dataset: string;
+  /** Inclusive lower bound on the time column (string compare on ISO dates). */
+  from?: string;
+  /** Exclusive upper bound on the time column. */
+  toExclusive?: string;
+  /** Field name -> accepted values (OR within a field, AND across fields). */
+  filters: Record<string, string[]>;
+  descending: boolean;
+  /** Keyset position of the last row of the previous page. */
+  after?: { t: string; id: number };
+  limit: number;
+}
+
+export interface StoredRow {
+  id: number;
+  t: string;
+  /** The row as JSON text, served as-is when no field projection is asked for. */
+  json: string;
+}
+
+export interface Store {
+  /** Applies pending migrations; safe to call from several processes at once. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+  /** A cheap round trip for readiness checks. */
+  ping(): Promise<void>;
+
+  createWallet(id: string, accountId: string | null, month: string): Promise<WalletRecord>;
+  getWallet(id: string): Promise<WalletRecord | null>;
+  /** Creates the account and its wallet together. */
+  createAccount(input: NewAccount, month: string): Promise<AccountRecord>;
+  getAccount(id: string): Promise<AccountRecord | null>;
+  findAccountByEmail(email: string): Promise<AccountRecord | null>;
+  updateAccount(
+    id: string,
+    patch: Partial<Pick<AccountRecord, 'plan' | 'packageId' | 'passwordHash' | 'publicTestStartedAt'>>,
+  ): Promise<void>;
+
+  insertKey(key: KeyRecord): Promise<void>;
+  findKeyByDigest(digest: string): Promise<KeyContext | null>;
+  getKey(id: string): Promise<KeyRecord | null>;
+  listKeys(accountId: string): Promise<KeyRecord[]>;
+  /** Revokes one key; returns false if it was already revoked or does not exist. */
+  revokeKey(id: string, at: number): Promise<boolean>;
+  /** Revokes every live key of this kind on the account, then inserts the new key, atomically. */
+  replaceKeys(accountId: string, kind: KeyKind, key: KeyRecord, at: number): Promise<void>;
+
+  createSession(session: SessionRecord): Promise<void>;
+  getSession(id: string): Promise<SessionRecord | null>;
+  revokeSession(id: string, at: number): Promise<void>;
+
+  /** Credits a wallet once per idempotency key (per wallet); a repeat returns the first entry. */
+  credit(input: CreditInput): Promise<CreditResult>;
+  /** Atomic check-and-debit plus its ledger entry and usage event; refuses rather than overdraw. */
+  debit(input: DebitInput): Promise<DebitResult>;
+  /** A served read that burned nothing (notional or grandfathered). */
+  recordUsage(usage: UsageInput): Promise<void>;
+  listEntries(walletId: string): Promise<LedgerEntry[]>;
+  /** Checks every wallet: its balance must equal the sum of its entries and never be negative. */
+  auditLedger(): Promise<LedgerAudit>;
+  sumEntries(walletId: string): Promise<bigint>;
+  /** Usage events of an account (or of one key when accountId is null), newest first, keyset-paged. */
+  listUsage(scope: { accountId: string } | { keyId: string }, beforeId: string | null, limit: number): Promise<UsageEvent[]>;
+
+  /**
+   * Loads a dataset's rows. `sample` loads only into an empty dataset (idempotent across processes);
+   * `import` replaces whatever was there. Returns false when a sample load found rows already.
+   */
+  loadRows(dataset: string, timeField: string, rows: readonly Row[], source: RowSource): Promise<boolean>;
+  datasetSource(dataset: string): Promise<{ source: RowSource; rows: number; loadedAt: number } | null>;
+  queryRows(query: RowQuery): Promise<StoredRow[]>;
+}

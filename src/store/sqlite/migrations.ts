@@ -1,0 +1,97 @@
+/** Versioned schema of the SQLite store. Append new versions; never edit an applied one. */
+export const sqliteMigrations: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'accounts, keys, wallets, ledger, usage, dataset rows',
+    sql: `
+      CREATE TABLE wallets (
+        id TEXT PRIMARY KEY,
+        account_id TEXT,
+        balance_micros INTEGER NOT NULL DEFAULT 0 CHECK (balance_micros >= 0),
+        burn_month TEXT NOT NULL,
+        burn_month_micros INTEGER NOT NULL DEFAULT 0 CHECK (burn_month_micros >= 0)
+      );
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        email TEXT UNIQUE,
+        password_hash TEXT,
+        plan TEXT NOT NULL DEFAULT 'standard' CHECK (plan IN ('standard', 'early_bird')),
+        package_id TEXT,
+        wallet_id TEXT NOT NULL REFERENCES wallets(id),
+        created_at INTEGER NOT NULL,
+        public_test_started_at INTEGER
+      );
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('sandbox', 'public_test', 'live')),
+        digest TEXT NOT NULL UNIQUE,
+        display_prefix TEXT NOT NULL,
+        name TEXT,
+        account_id TEXT REFERENCES accounts(id),
+        wallet_id TEXT NOT NULL REFERENCES wallets(id),
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        revoked_at INTEGER,
+        daily_cap_micros INTEGER,
+        monthly_cap_micros INTEGER
+      );
+      CREATE INDEX api_keys_account ON api_keys(account_id, kind);
+      CREATE TABLE ledger_entries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        wallet_id TEXT NOT NULL REFERENCES wallets(id),
+        kind TEXT NOT NULL CHECK (kind IN ('grant', 'topup', 'monthly_credit', 'burn', 'refund', 'adjustment')),
+        amount_micros INTEGER NOT NULL,
+        balance_after_micros INTEGER NOT NULL CHECK (balance_after_micros >= 0),
+        created_at INTEGER NOT NULL,
+        request_id TEXT,
+        idempotency_key TEXT,
+        memo TEXT
+      );
+      CREATE INDEX ledger_entries_wallet ON ledger_entries(wallet_id, id);
+      CREATE UNIQUE INDEX ledger_entries_idempotency ON ledger_entries(wallet_id, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+      CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
+        BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+      CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries
+        BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+      CREATE TABLE usage_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id TEXT NOT NULL,
+        key_id TEXT,
+        account_id TEXT,
+        wallet_id TEXT NOT NULL,
+        dataset TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        list_cost_micros INTEGER NOT NULL,
+        cost_micros INTEGER NOT NULL,
+        burned_micros INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        rows INTEGER NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX usage_events_account ON usage_events(account_id, id);
+      CREATE INDEX usage_events_key ON usage_events(key_id, at);
+      CREATE TABLE dataset_rows (
+        dataset TEXT NOT NULL,
+        id INTEGER NOT NULL,
+        t TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (dataset, id)
+      ) WITHOUT ROWID;
+      CREATE INDEX dataset_rows_time ON dataset_rows(dataset, t, id);
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        revoked_at INTEGER
+      );
+      CREATE TABLE dataset_sources (
+        dataset TEXT PRIMARY KEY,
+        source TEXT NOT NULL CHECK (source IN ('sample', 'import')),
+        row_count INTEGER NOT NULL,
+        loaded_at INTEGER NOT NULL
+      );
+    `,
+  },
+];

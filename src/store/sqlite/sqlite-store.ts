@@ -1,0 +1,522 @@
+/**
+ * SqliteStore: the embedded default, on node:sqlite in WAL mode. Statements run synchronously, so a
+ * transaction with no await inside cannot interleave with another request of this process; BEGIN
+ * IMMEDIATE and busy_timeout keep it correct when several processes share the file.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { Row } from '../../catalog/types.ts';
+import type { KeyKind } from '../../domain/keys.ts';
+import type {
+  AccountRecord,
+  CreditInput,
+  CreditResult,
+  DebitInput,
+  DebitResult,
+  EntryKind,
+  KeyContext,
+  KeyRecord,
+  LedgerAudit,
+  LedgerEntry,
+  NewAccount,
+  Plan,
+  RowQuery,
+  RowSource,
+  SessionRecord,
+  Store,
+  StoredRow,
+  UsageEvent,
+  UsageInput,
+  UsageOutcome,
+  WalletRecord,
+} from '../port.ts';
+import { sqliteMigrations } from './migrations.ts';
+
+type Cell = SQLInputValue | undefined;
+type DbRow = Record<string, Cell>;
+
+const num = (v: Cell): number => Number(v);
+const big = (v: Cell): bigint => BigInt(v as number | bigint);
+const str = (v: Cell): string => String(v);
+const optNum = (v: Cell): number | null => (v === null || v === undefined ? null : Number(v));
+const optBig = (v: Cell): bigint | null => (v === null || v === undefined ? null : BigInt(v as number | bigint));
+const optStr = (v: Cell): string | null => (v === null || v === undefined ? null : String(v));
+
+function walletFrom(r: DbRow, p = ''): WalletRecord {
+  return {
+    id: str(r[`${p}id`]),
+    accountId: optStr(r[`${p}account_id`]),
+    balanceMicros: big(r[`${p}balance_micros`]),
+    burnMonth: str(r[`${p}burn_month`]),
+    burnMonthMicros: big(r[`${p}burn_month_micros`]),
+  };
+}
+
+function accountFrom(r: DbRow, p = ''): AccountRecord {
+  return {
+    id: str(r[`${p}id`]),
+    email: optStr(r[`${p}email`]),
+    passwordHash: optStr(r[`${p}password_hash`]),
+    plan: str(r[`${p}plan`]) as Plan,
+    packageId: optStr(r[`${p}package_id`]),
+    walletId: str(r[`${p}wallet_id`]),
+    createdAt: num(r[`${p}created_at`]),
+    publicTestStartedAt: optNum(r[`${p}public_test_started_at`]),
+  };
+}
+
+function keyFrom(r: DbRow, p = ''): KeyRecord {
+  return {
+    id: str(r[`${p}id`]),
+    kind: str(r[`${p}kind`]) as KeyKind,
+    digest: str(r[`${p}digest`]),
+    displayPrefix: str(r[`${p}display_prefix`]),
+    name: optStr(r[`${p}name`]),
+    accountId: optStr(r[`${p}account_id`]),
+    walletId: str(r[`${p}wallet_id`]),
+    createdAt: num(r[`${p}created_at`]),
+    expiresAt: optNum(r[`${p}expires_at`]),
+    revokedAt: optNum(r[`${p}revoked_at`]),
+    dailyCapMicros: optBig(r[`${p}daily_cap_micros`]),
+    monthlyCapMicros: optBig(r[`${p}monthly_cap_micros`]),
+  };
+}
+
+function entryFrom(r: DbRow): LedgerEntry {
+  return {
+    id: str(r.id),
+    walletId: str(r.wallet_id),
+    kind: str(r.kind) as EntryKind,
+    amountMicros: big(r.amount_micros),
+    balanceAfterMicros: big(r.balance_after_micros),
+    createdAt: num(r.created_at),
+    requestId: optStr(r.request_id),
+    idempotencyKey: optStr(r.idempotency_key),
+    memo: optStr(r.memo),
+  };
+}
+
+function usageFrom(r: DbRow): UsageEvent {
+  return {
+    id: str(r.id),
+    requestId: str(r.request_id),
+    keyId: optStr(r.key_id),
+    accountId: optStr(r.account_id),
+    walletId: str(r.wallet_id),
+    dataset: str(r.dataset),
+    channel: str(r.channel) as UsageEvent['channel'],
+    listCostMicros: big(r.list_cost_micros),
+    costMicros: big(r.cost_micros),
+    burnedMicros: big(r.burned_micros),
+    outcome: str(r.outcome) as UsageOutcome,
+    rows: num(r.rows),
+    at: num(r.at),
+  };
+}
+
+const keyColumns =
+  'k.id AS k_id, k.kind AS k_kind, k.digest AS k_digest, k.display_prefix AS k_display_prefix, k.name AS k_name, ' +
+  'k.account_id AS k_account_id, k.wallet_id AS k_wallet_id, k.created_at AS k_created_at, k.expires_at AS k_expires_at, ' +
+  'k.revoked_at AS k_revoked_at, k.daily_cap_micros AS k_daily_cap_micros, k.monthly_cap_micros AS k_monthly_cap_micros';
+const walletColumns =
+  'w.id AS w_id, w.account_id AS w_account_id, w.balance_micros AS w_balance_micros, w.burn_month AS w_burn_month, ' +
+  'w.burn_month_micros AS w_burn_month_micros';
+const accountColumns =
+  'a.id AS a_id, a.email AS a_email, a.password_hash AS a_password_hash, a.plan AS a_plan, a.package_id AS a_package_id, ' +
+  'a.wallet_id AS a_wallet_id, a.created_at AS a_created_at, a.public_test_started_at AS a_public_test_started_at';
+
+export class SqliteStore implements Store {
+  readonly #db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.#db = new DatabaseSync(path);
+    this.#db.exec('PRAGMA journal_mode = WAL');
+    // NORMAL in WAL mode: a committed transaction survives a process crash (kill -9); only an OS
+    // crash or power loss can lose the last commits. Documented in the README.
+    this.#db.exec('PRAGMA synchronous = NORMAL');
+    this.#db.exec('PRAGMA busy_timeout = 5000');
+    this.#db.exec('PRAGMA foreign_keys = ON');
+  }
+
+  #stmt(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      statement.setReadBigInts(true);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #get(sql: string, ...params: SQLInputValue[]): DbRow | undefined {
+    return this.#stmt(sql).get(...params) as DbRow | undefined;
+  }
+
+  #all(sql: string, ...params: SQLInputValue[]): DbRow[] {
+    return this.#stmt(sql).all(...params) as DbRow[];
+  }
+
+  #run(sql: string, ...params: SQLInputValue[]): { changes: number | bigint } {
+    return this.#stmt(sql).run(...params);
+  }
+
+  #tx<T>(work: () => T): T {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.#db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.#db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  async migrate(): Promise<void> {
+    this.#tx(() => {
+      this.#db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+      );
+      const applied = new Set(
+        (this.#db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) =>
+          Number(r.version),
+        ),
+      );
+      for (const migration of sqliteMigrations) {
+        if (applied.has(migration.version)) continue;
+        this.#db.exec(migration.sql);
+        this.#db
+          .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+          .run(migration.version, migration.name, Date.now());
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  async ping(): Promise<void> {
+    this.#get('SELECT 1 AS ok');
+  }
+
+  async createWallet(id: string, accountId: string | null, month: string): Promise<WalletRecord> {
+    this.#run('INSERT INTO wallets (id, account_id, burn_month) VALUES (?, ?, ?)', id, accountId, month);
+    return { id, accountId, balanceMicros: 0n, burnMonth: month, burnMonthMicros: 0n };
+  }
+
+  async getWallet(id: string): Promise<WalletRecord | null> {
+    const row = this.#get('SELECT * FROM wallets WHERE id = ?', id);
+    return row ? walletFrom(row) : null;
+  }
+
+  async createAccount(input: NewAccount, month: string): Promise<AccountRecord> {
+    this.#tx(() => {
+      this.#run('INSERT INTO wallets (id, account_id, burn_month) VALUES (?, ?, ?)', input.walletId, input.id, month);
+      this.#run(
+        'INSERT INTO accounts (id, email, password_hash, wallet_id, created_at, public_test_started_at) VALUES (?, ?, ?, ?, ?, ?)',
+        input.id,
+        input.email,
+        input.passwordHash,
+        input.walletId,
+        input.createdAt,
+        input.publicTestStartedAt,
+      );
+    });
+    return { ...input, plan: 'standard', packageId: null };
+  }
+
+  async getAccount(id: string): Promise<AccountRecord | null> {
+    const row = this.#get('SELECT * FROM accounts WHERE id = ?', id);
+    return row ? accountFrom(row) : null;
+  }
+
+  async findAccountByEmail(email: string): Promise<AccountRecord | null> {
+    const row = this.#get('SELECT * FROM accounts WHERE email = ?', email);
+    return row ? accountFrom(row) : null;
+  }
+
+  async updateAccount(
+    id: string,
+    patch: Partial<Pick<AccountRecord, 'plan' | 'packageId' | 'passwordHash' | 'publicTestStartedAt'>>,
+  ): Promise<void> {
+    const columns: Record<string, string> = {
+      plan: 'plan',
+      packageId: 'package_id',
+      passwordHash: 'password_hash',
+      publicTestStartedAt: 'public_test_started_at',
+    };
+    const entries = Object.entries(patch).filter(([field]) => field in columns);
+    if (entries.length === 0) return;
+    const sets = entries.map(([field]) => `${columns[field]} = ?`).join(', ');
+    this.#db.prepare(`UPDATE accounts SET ${sets} WHERE id = ?`).run(...entries.map(([, v]) => v as SQLInputValue), id);
+  }
+
+  #insertKey(key: KeyRecord): void {
+    this.#run(
+      'INSERT INTO api_keys (id, kind, digest, display_prefix, name, account_id, wallet_id, created_at, expires_at, revoked_at, daily_cap_micros, monthly_cap_micros) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      key.id,
+      key.kind,
+      key.digest,
+      key.displayPrefix,
+      key.name,
+      key.accountId,
+      key.walletId,
+      key.createdAt,
+      key.expiresAt,
+      key.revokedAt,
+      key.dailyCapMicros,
+      key.monthlyCapMicros,
+    );
+  }
+
+  async insertKey(key: KeyRecord): Promise<void> {
+    this.#insertKey(key);
+  }
+
+  async findKeyByDigest(digest: string): Promise<KeyContext | null> {
+    const row = this.#get(
+      `SELECT ${keyColumns}, ${walletColumns}, ${accountColumns} FROM api_keys k
+         JOIN wallets w ON w.id = k.wallet_id
+         LEFT JOIN accounts a ON a.id = k.account_id
+       WHERE k.digest = ?`,
+      digest,
+    );
+    if (!row) return null;
+    return {
+      key: keyFrom(row, 'k_'),
+      wallet: walletFrom(row, 'w_'),
+      account: row.a_id === null ? null : accountFrom(row, 'a_'),
+    };
+  }
+
+  async getKey(id: string): Promise<KeyRecord | null> {
+    const row = this.#get('SELECT * FROM api_keys WHERE id = ?', id);
+    return row ? keyFrom(row) : null;
+  }
+
+  async listKeys(accountId: string): Promise<KeyRecord[]> {
+    return this.#all('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id', accountId).map((r) =>
+      keyFrom(r),
+    );
+  }
+
+  async revokeKey(id: string, at: number): Promise<boolean> {
+    return Number(this.#run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', at, id).changes) === 1;
+  }
+
+  async replaceKeys(accountId: string, kind: KeyKind, key: KeyRecord, at: number): Promise<void> {
+    this.#tx(() => {
+      this.#run(
+        'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND kind = ? AND revoked_at IS NULL',
+        at,
+        accountId,
+        kind,
+      );
+      this.#insertKey(key);
+    });
+  }
+
+  async createSession(session: SessionRecord): Promise<void> {
+    this.#run(
+      'INSERT INTO sessions (id, account_id, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?)',
+      session.id,
+      session.accountId,
+      session.createdAt,
+      session.expiresAt,
+      session.revokedAt,
+    );
+  }
+
+  async getSession(id: string): Promise<SessionRecord | null> {
+    const row = this.#get('SELECT * FROM sessions WHERE id = ?', id);
+    if (!row) return null;
+    return {
+      id: str(row.id),
+      accountId: str(row.account_id),
+      createdAt: num(row.created_at),
+      expiresAt: num(row.expires_at),
+      revokedAt: optNum(row.revoked_at),
+    };
+  }
+
+  async revokeSession(id: string, at: number): Promise<void> {
+    this.#run('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', at, id);
+  }
+
+  async credit(input: CreditInput): Promise<CreditResult> {
+    if (input.amountMicros <= 0n) throw new RangeError('a credit must be positive');
+    return this.#tx(() => {
+      if (input.idempotencyKey) {
+        const existing = this.#get(
+          'SELECT * FROM ledger_entries WHERE wallet_id = ? AND idempotency_key = ?',
+          input.walletId,
+          input.idempotencyKey,
+        );
+        if (existing) return { entry: entryFrom(existing), duplicate: true };
+      }
+      const wallet = this.#get(
+        'UPDATE wallets SET balance_micros = balance_micros + ? WHERE id = ? RETURNING balance_micros',
+        input.amountMicros,
+        input.walletId,
+      );
+      if (!wallet) throw new Error(`wallet ${input.walletId} does not exist`);
+      const entry = this.#get(
+        'INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id, idempotency_key, memo) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+        input.walletId,
+        input.kind,
+        input.amountMicros,
+        wallet.balance_micros as bigint,
+        input.at,
+        input.requestId ?? null,
+        input.idempotencyKey ?? null,
+        input.memo ?? null,
+      ) as DbRow;
+      return { entry: entryFrom(entry), duplicate: false };
+    });
+  }
+
+  #insertUsage(u: UsageInput): void {
+    this.#run(
+      'INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros, cost_micros, burned_micros, outcome, rows, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      u.requestId,
+      u.keyId,
+      u.accountId,
+      u.walletId,
+      u.dataset,
+      u.channel,
+      u.listCostMicros,
+      u.costMicros,
+      u.burnedMicros,
+      u.outcome,
+      u.rows,
+      u.at,
+    );
+  }
+
+  async debit(input: DebitInput): Promise<DebitResult> {
+    if (input.amountMicros <= 0n) throw new RangeError('a debit must be positive');
+    return this.#tx(() => {
+      const updated = this.#get(
+        `UPDATE wallets SET balance_micros = balance_micros - ?1,
+            burn_month_micros = CASE WHEN burn_month = ?2 THEN burn_month_micros + ?1 ELSE ?1 END,
+            burn_month = ?2
+          WHERE id = ?3 AND balance_micros >= ?1 RETURNING balance_micros`,
+        input.amountMicros,
+        input.month,
+        input.walletId,
+      );
+      if (!updated) {
+        const current = this.#get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
+        return { ok: false as const, balanceMicros: current ? big(current.balance_micros) : 0n };
+      }
+      const balanceMicros = big(updated.balance_micros);
+      const entry = this.#get(
+        "INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id) VALUES (?, 'burn', ?, ?, ?, ?) RETURNING id",
+        input.walletId,
+        -input.amountMicros,
+        balanceMicros,
+        input.usage.at,
+        input.usage.requestId,
+      ) as DbRow;
+      this.#insertUsage(input.usage);
+      return { ok: true as const, balanceMicros, entryId: str(entry.id) };
+    });
+  }
+
+  async recordUsage(usage: UsageInput): Promise<void> {
+    this.#insertUsage(usage);
+  }
+
+  async listEntries(walletId: string): Promise<LedgerEntry[]> {
+    return this.#all('SELECT * FROM ledger_entries WHERE wallet_id = ? ORDER BY id', walletId).map(entryFrom);
+  }
+
+  async auditLedger(): Promise<LedgerAudit> {
+    const wallets = Number(this.#get('SELECT COUNT(*) AS n FROM wallets')?.n ?? 0);
+    const entries = Number(this.#get('SELECT COUNT(*) AS n FROM ledger_entries')?.n ?? 0);
+    const mismatches = this.#all(
+      `SELECT w.id, w.balance_micros, COALESCE(SUM(e.amount_micros), 0) AS total
+         FROM wallets w LEFT JOIN ledger_entries e ON e.wallet_id = w.id
+        GROUP BY w.id, w.balance_micros
+       HAVING w.balance_micros <> COALESCE(SUM(e.amount_micros), 0) OR w.balance_micros < 0`,
+    ).map((r) => ({ walletId: str(r.id), balanceMicros: big(r.balance_micros), entriesMicros: big(r.total) }));
+    return { wallets, entries, mismatches };
+  }
+
+  async sumEntries(walletId: string): Promise<bigint> {
+    const row = this.#get('SELECT COALESCE(SUM(amount_micros), 0) AS total FROM ledger_entries WHERE wallet_id = ?', walletId);
+    return big(row?.total ?? 0n);
+  }
+
+  async listUsage(
+    scope: { accountId: string } | { keyId: string },
+    beforeId: string | null,
+    limit: number,
+  ): Promise<UsageEvent[]> {
+    const [column, value] = 'accountId' in scope ? ['account_id', scope.accountId] : ['key_id', scope.keyId];
+    const before = beforeId === null ? Number.MAX_SAFE_INTEGER : Number(beforeId);
+    return this.#all(
+      `SELECT * FROM usage_events WHERE ${column} = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+      value,
+      before,
+      limit,
+    ).map(usageFrom);
+  }
+
+  async loadRows(dataset: string, timeField: string, rows: readonly Row[], source: RowSource): Promise<boolean> {
+    return this.#tx(() => {
+      const present = this.#get('SELECT 1 AS present FROM dataset_sources WHERE dataset = ?', dataset);
+      if (present && source === 'sample') return false;
+      this.#run('DELETE FROM dataset_rows WHERE dataset = ?', dataset);
+      const insert = this.#stmt('INSERT INTO dataset_rows (dataset, id, t, data) VALUES (?, ?, ?, ?)');
+      rows.forEach((row, index) => {
+        insert.run(dataset, index + 1, String(row[timeField] ?? ''), JSON.stringify(row));
+      });
+      this.#run(
+        'INSERT INTO dataset_sources (dataset, source, row_count, loaded_at) VALUES (?, ?, ?, ?) ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count, loaded_at = excluded.loaded_at',
+        dataset,
+        source,
+        rows.length,
+        Date.now(),
+      );
+      return true;
+    });
+  }
+
+  async datasetSource(dataset: string): Promise<{ source: RowSource; rows: number; loadedAt: number } | null> {
+    const row = this.#get('SELECT * FROM dataset_sources WHERE dataset = ?', dataset);
+    return row ? { source: str(row.source) as RowSource, rows: num(row.row_count), loadedAt: num(row.loaded_at) } : null;
+  }
+
+  async queryRows(q: RowQuery): Promise<StoredRow[]> {
+    const where = ['dataset = ?'];
+    const params: SQLInputValue[] = [q.dataset];
+    if (q.from !== undefined) {
+      where.push('t >= ?');
+      params.push(q.from);
+    }
+    if (q.toExclusive !== undefined) {
+      where.push('t < ?');
+      params.push(q.toExclusive);
+    }
+    for (const [field, values] of Object.entries(q.filters)) {
+      // The field name is bound as a JSON path parameter, never spliced into SQL.
+      where.push(`CAST(json_extract(data, ?) AS TEXT) IN (${values.map(() => '?').join(', ')})`);
+      params.push(`$."${field}"`, ...values);
+    }
+    if (q.after) {
+      where.push(q.descending ? '(t, id) < (?, ?)' : '(t, id) > (?, ?)');
+      params.push(q.after.t, q.after.id);
+    }
+    const direction = q.descending ? 'DESC' : 'ASC';
+    params.push(q.limit);
+    return this.#all(
+      `SELECT id, t, data FROM dataset_rows WHERE ${where.join(' AND ')} ORDER BY t ${direction}, id ${direction} LIMIT ?`,
+      ...params,
+    ).map((r) => ({ id: num(r.id), t: str(r.t), json: str(r.data) }));
+  }
+}

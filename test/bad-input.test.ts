@@ -1,0 +1,110 @@
+/** Bad input gets a clear 4xx problem, changes nothing in the ledger, and the server stays up. */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { assertLedgerBalanced, bearer, startServer, type TestServer, walletAccount } from './helpers/server.ts';
+
+let server: TestServer;
+let key: string;
+let walletId: string;
+before(async () => {
+  server = await startServer();
+  const wallet = await walletAccount(server, 100);
+  key = wallet.key;
+  walletId = wallet.account.walletId;
+});
+after(() => server.close());
+
+const read = '/api/v1/data/equities/stock-prices';
+
+const cases: [string, string, string, Record<string, string>?, string?][] = [
+  ['limit too large', `${read}?limit=100000`, 'invalid_request'],
+  ['limit zero', `${read}?limit=0`, 'invalid_request'],
+  ['limit not a number', `${read}?limit=abc`, 'invalid_request'],
+  ['limit fractional', `${read}?limit=1.5`, 'invalid_request'],
+  ['bad date', `${read}?from=2024-13-45`, 'invalid_request'],
+  ['from after to', `${read}?from=2025-02-01&to=2025-01-01`, 'invalid_request'],
+  ['unknown sort', `${read}?sort=sideways`, 'invalid_request'],
+  ['unknown format', `${read}?format=xml`, 'invalid_request'],
+  ['unknown field', `${read}?fields=close,nope`, 'invalid_request'],
+  ['unknown filter', `${read}?colour=blue`, 'invalid_request'],
+  ['filter that is SQL', `${read}?symbol=${encodeURIComponent("AAPL' OR '1'='1")}`, ''],
+  ['filter name that is SQL', `${read}?${encodeURIComponent('symbol") OR 1=1 --')}=x`, 'invalid_request'],
+  ['forged cursor', `${read}?cursor=eyJmIjoiMCJ9.AAAAAAAAAAAAAAAAAAAAAA`, 'invalid_cursor'],
+  ['garbage cursor', `${read}?cursor=${encodeURIComponent('%%%')}`, 'invalid_cursor'],
+  ['unknown dataset', '/api/v1/data/equities/stock-price', 'dataset_not_found'],
+  ['unknown domain', '/api/v1/data/nowhere/nothing', 'dataset_not_found'],
+  ['junk key', read, 'invalid_key', { authorization: 'Bearer not-a-key' }],
+  ['truncated key', read, 'invalid_key', { authorization: 'Bearer tmd_live_abc' }],
+  ['unknown well-formed key', read, 'invalid_key', { 'x-api-key': `tmd_live_${'A'.repeat(43)}` }],
+  ['Basic auth', read, 'invalid_key', { authorization: 'Basic dXNlcjpwYXNz' }],
+  ['forged JWT', read, 'invalid_session', { authorization: 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.x' }],
+];
+
+test('each bad read is a 4xx problem with a stable code, burning nothing', async () => {
+  for (const [name, path, code, headers] of cases) {
+    const res = await server.request('GET', path, { headers: headers ?? bearer(key) });
+    if (code === '') {
+      assert.equal(res.status, 200, `${name}: a quote in a filter value is just a value`);
+      assert.equal(res.json.data.length, 0, name);
+      continue;
+    }
+    assert.ok(res.status >= 400 && res.status < 500, `${name}: ${res.status} ${res.text}`);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/, name);
+    assert.equal(res.json.code, code, `${name}: ${res.text}`);
+    assert.equal(typeof res.json.detail, 'string');
+    assert.equal(res.json.request_id, res.headers.get('x-request-id'));
+    assert.ok(!/at .*\.ts:\d+/.test(res.text), `${name}: no stack trace`);
+  }
+  // The SQL-ish filter read was served (as an empty page) and charged like any read; nothing else was.
+  const burns = (await server.deps.store.listEntries(walletId)).filter((e) => e.kind === 'burn');
+  assert.equal(burns.length, 1);
+  await assertLedgerBalanced(server);
+});
+
+test('a cursor from another query is refused', async () => {
+  const first = await server.request('GET', `${read}?symbol=AAPL&limit=2`, { headers: bearer(key) });
+  assert.equal(first.status, 200);
+  const cursor = first.json.meta.next_cursor;
+  assert.ok(cursor);
+  const other = await server.request('GET', `${read}?symbol=MSFT&limit=2&cursor=${encodeURIComponent(cursor)}`, { headers: bearer(key) });
+  assert.equal(other.status, 400);
+  assert.equal(other.json.code, 'invalid_cursor');
+});
+
+test('bodies: malformed JSON 400, oversized 413, wrong media type 415, unknown route 404', async () => {
+  const before = await server.deps.store.auditLedger();
+  const malformed = await server.request('POST', '/api/v1/auth/public-test', {
+    raw: '{"email": "a@b.c", "password": ',
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(malformed.status, 400);
+  assert.equal(malformed.json.code, 'malformed_json');
+  const huge = await server.request('POST', '/api/v1/auth/public-test', {
+    raw: JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(200_000) }),
+    headers: { 'content-type': 'application/json' },
+  });
+  assert.equal(huge.status, 413);
+  assert.equal(huge.json.code, 'payload_too_large');
+  const xml = await server.request('POST', '/api/v1/auth/public-test', { raw: '<a/>', headers: { 'content-type': 'application/xml' } });
+  assert.equal(xml.status, 415);
+  assert.equal(xml.json.code, 'unsupported_media_type');
+  const invalid = await server.request('POST', '/api/v1/auth/public-test', { body: { email: 'not-an-email', password: 'short' } });
+  assert.equal(invalid.status, 400);
+  assert.equal(invalid.json.code, 'invalid_request');
+  assert.ok(invalid.json.errors.length >= 2);
+  const missing = await server.request('GET', '/api/v1/nothing-here');
+  assert.equal(missing.status, 404);
+  assert.equal(missing.json.code, 'not_found');
+  const after = await server.deps.store.auditLedger();
+  assert.equal(after.entries, before.entries, 'no ledger entry for a refused request');
+  assert.equal(after.wallets, before.wallets);
+  const health = await server.request('GET', '/healthz');
+  assert.equal(health.status, 200, 'server still up');
+});
+
+test('a client request id is echoed when valid and replaced when not', async () => {
+  const ok = await server.request('GET', '/healthz', { headers: { 'x-request-id': 'abc-123' } });
+  assert.equal(ok.headers.get('x-request-id'), 'abc-123');
+  const bad = await server.request('GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
+  assert.match(bad.headers.get('x-request-id') ?? '', /^req_/);
+});

@@ -1,0 +1,243 @@
+/** Credentials: sandbox keys, public-test registration, live keys, sessions; expiry and revocation. */
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import {
+  assertLedgerBalanced,
+  bearer,
+  publicTestKey,
+  sandboxKey,
+  startServer,
+  type TestServer,
+  walletAccount,
+} from './helpers/server.ts';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const P0_COST5 = '/api/v1/data/cftc/legacy_futures-facts?limit=5';
+const NON_P0 = '/api/v1/data/maritime/vessel-positions?limit=5';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+afterEach(() => assertLedgerBalanced(server));
+after(() => server.close());
+
+describe('sandbox keys', () => {
+  test('issuance returns a tmd_sbx_ key for 72 hours with 2500 tokens and Starter limits', async () => {
+    const res = await server.request('POST', '/api/v1/auth/sandbox', { headers: { 'x-forwarded-for': '203.0.113.10' } });
+    assert.equal(res.status, 201);
+    assert.match(res.json.key, /^tmd_sbx_[A-Za-z0-9_-]{43}$/);
+    assert.equal(res.json.kind, 'sandbox');
+    assert.equal(res.json.balance, '2500');
+    assert.equal(Date.parse(res.json.expires_at), server.clock.now() + 72 * HOUR);
+    assert.deepEqual(res.json.limits, { per_minute: 60, per_day: 5000, concurrent: 5 });
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    const me = await server.request('GET', '/api/v1/me', { headers: bearer(res.json.key) });
+    assert.equal(me.status, 200);
+    assert.equal(me.json.credential.kind, 'sandbox');
+    assert.equal(me.json.wallet.balance, '2500');
+    assert.equal(me.json.tier.level, 1);
+    assert.equal(me.json.limits.per_minute, 60);
+  });
+
+  test('a P0 read burns the list cost from the key wallet, reported in the four cost headers', async () => {
+    const key = await sandboxKey(server);
+    const res = await server.request('GET', P0_COST5, { headers: bearer(key) });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('x-token-cost'), '5');
+    assert.equal(res.headers.get('x-request-tokens'), '5');
+    assert.equal(res.headers.get('x-request-cost-eur'), '0.5');
+    assert.equal(res.headers.get('x-credits-remaining'), '2495');
+    const sameByHeader = await server.request('GET', P0_COST5, { headers: { 'x-api-key': key } });
+    assert.equal(sameByHeader.status, 200);
+    assert.equal(sameByHeader.headers.get('x-credits-remaining'), '2490');
+  });
+
+  test('a non-P0 read is 402 not_entitled and burns nothing', async () => {
+    const key = await sandboxKey(server);
+    const res = await server.request('GET', NON_P0, { headers: bearer(key) });
+    assert.equal(res.status, 402);
+    assert.equal(res.json.code, 'not_entitled');
+    assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
+    const me = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
+    assert.equal(me.json.wallet.balance, '2500');
+  });
+
+  test('issuance is capped at 3 per client IP per 24 hours with 429 issuance_limited', async () => {
+    const ip = { 'x-forwarded-for': '192.0.2.77' };
+    for (let i = 0; i < 3; i++) assert.equal((await server.request('POST', '/api/v1/auth/sandbox', { headers: ip })).status, 201);
+    const refused = await server.request('POST', '/api/v1/auth/sandbox', { headers: ip });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.json.code, 'issuance_limited');
+    assert.equal(refused.headers.get('retry-after'), String(24 * 3600));
+    server.clock.advance(DAY);
+    assert.equal((await server.request('POST', '/api/v1/auth/sandbox', { headers: ip })).status, 201);
+  });
+
+  test('after 72 hours the key is refused with 401 key_expired', async () => {
+    const key = await sandboxKey(server);
+    server.clock.advance(72 * HOUR - 1);
+    assert.equal((await server.request('GET', '/api/v1/me', { headers: bearer(key) })).status, 200);
+    server.clock.advance(1);
+    const res = await server.request('GET', P0_COST5, { headers: bearer(key) });
+    assert.equal(res.status, 401);
+    assert.equal(res.json.code, 'key_expired');
+    assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
+  });
+});
+
+describe('public-test keys', () => {
+  test('registration creates the account, credits 10000 once and issues a 30-day tmd_fpt_ key', async () => {
+    const now = server.clock.now();
+    const res = await server.request('POST', '/api/v1/auth/public-test', {
+      body: { email: 'Analyst@Example.com', password: 'correct horse battery' },
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.match(res.json.key, /^tmd_fpt_/);
+    assert.equal(res.json.grant_credited, true);
+    assert.equal(res.json.balance, '10000');
+    assert.equal(Date.parse(res.json.expires_at), now + 30 * DAY);
+    assert.equal(Date.parse(res.json.window_ends_at), now + 90 * DAY);
+  });
+
+  test('a P0 read burns zero and reports the notional cost', async () => {
+    const { key, accountId } = await publicTestKey(server);
+    const res = await server.request('GET', P0_COST5, { headers: bearer(key) });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.headers.get('x-token-cost'), '5');
+    assert.equal(res.headers.get('x-request-tokens'), '0');
+    assert.equal(res.headers.get('x-request-cost-eur'), '0');
+    assert.equal(res.headers.get('x-credits-remaining'), '10000');
+    assert.equal(res.json.meta.cost.outcome, 'notional');
+    const account = await server.deps.store.getAccount(accountId);
+    assert.ok(account);
+    const entries = await server.deps.store.listEntries(account.walletId);
+    assert.deepEqual(entries.map((e) => e.kind), ['grant'], 'no burn entry for a notional read');
+    const usage = await server.request('GET', '/api/v1/me/usage', { headers: bearer(key) });
+    assert.equal(usage.json.data[0].outcome, 'notional');
+    assert.equal(usage.json.data[0].token_cost, '5');
+    assert.equal(usage.json.data[0].tokens_burned, '0');
+  });
+
+  test('a non-P0 read is 402 not_entitled', async () => {
+    const { key } = await publicTestKey(server);
+    for (const path of [NON_P0, '/api/v1/data/system/api-usage', '/api/v1/data/analytics/features']) {
+      const res = await server.request('GET', path, { headers: bearer(key) });
+      assert.equal(res.status, 402, path);
+      assert.equal(res.json.code, 'not_entitled');
+    }
+  });
+
+  test('registering again rotates the key, revokes the old one and never credits the grant twice', async () => {
+    const first = await publicTestKey(server);
+    const second = await server.request('POST', '/api/v1/auth/public-test', { body: { email: first.email, password: first.password } });
+    assert.equal(second.status, 200);
+    assert.equal(second.json.rotated, true);
+    assert.equal(second.json.grant_credited, false);
+    assert.equal(second.json.balance, '10000');
+    assert.notEqual(second.json.key, first.key);
+    const old = await server.request('GET', P0_COST5, { headers: bearer(first.key) });
+    assert.equal(old.status, 401);
+    assert.equal(old.json.code, 'key_revoked');
+    assert.equal((await server.request('GET', P0_COST5, { headers: bearer(second.json.key) })).status, 200);
+    const account = await server.deps.store.getAccount(first.accountId);
+    assert.ok(account);
+    const grants = (await server.deps.store.listEntries(account.walletId)).filter((e) => e.kind === 'grant');
+    assert.equal(grants.length, 1);
+  });
+
+  test('a wrong password is 401 invalid_login and changes nothing', async () => {
+    const first = await publicTestKey(server);
+    const res = await server.request('POST', '/api/v1/auth/public-test', { body: { email: first.email, password: 'wrong password here' } });
+    assert.equal(res.status, 401);
+    assert.equal(res.json.code, 'invalid_login');
+    assert.equal((await server.request('GET', P0_COST5, { headers: bearer(first.key) })).status, 200, 'old key still works');
+  });
+
+  test('the key expires after 30 days; inside the window a new one is issued, after 90 days the window is closed', async () => {
+    const first = await publicTestKey(server);
+    server.clock.advance(30 * DAY);
+    const expired = await server.request('GET', P0_COST5, { headers: bearer(first.key) });
+    assert.equal(expired.status, 401);
+    assert.equal(expired.json.code, 'key_expired');
+    server.clock.advance(45 * DAY);
+    const renewed = await server.request('POST', '/api/v1/auth/public-test', { body: { email: first.email, password: first.password } });
+    assert.equal(renewed.status, 200);
+    assert.equal(Date.parse(renewed.json.expires_at), Date.parse(renewed.json.window_ends_at), 'capped at the window end');
+    server.clock.advance(15 * DAY);
+    const closed = await server.request('POST', '/api/v1/auth/public-test', { body: { email: first.email, password: first.password } });
+    assert.equal(closed.status, 403);
+    assert.equal(closed.json.code, 'public_test_window_closed');
+    const lastKey = await server.request('GET', P0_COST5, { headers: bearer(renewed.json.key) });
+    assert.equal(lastKey.status, 401);
+    assert.equal(lastKey.json.code, 'key_expired');
+  });
+
+  test('a public-test key cannot manage keys', async () => {
+    const { key } = await publicTestKey(server);
+    const res = await server.request('POST', '/api/v1/keys', { headers: bearer(key), body: {} });
+    assert.equal(res.status, 403);
+    assert.equal(res.json.code, 'forbidden');
+  });
+});
+
+describe('live keys and sessions', () => {
+  test('a session creates, lists and revokes live keys; a revoked key is 401 key_revoked', async () => {
+    const { session, key } = await walletAccount(server, 50);
+    assert.match(key, /^tmd_live_/);
+    const listed = await server.request('GET', '/api/v1/keys', { headers: bearer(session) });
+    assert.equal(listed.status, 200);
+    assert.equal(listed.json.data.length, 1);
+    assert.equal(listed.json.data[0].status, 'active');
+    assert.ok(!JSON.stringify(listed.json).includes(key), 'the key string is never listed');
+    const read = await server.request('GET', NON_P0, { headers: bearer(key) });
+    assert.equal(read.status, 200, 'a live key reads non-P0 data');
+    assert.equal(read.headers.get('x-request-tokens'), '2');
+    const revoked = await server.request('DELETE', `/api/v1/keys/${listed.json.data[0].id}`, { headers: bearer(session) });
+    assert.equal(revoked.status, 200);
+    assert.equal(revoked.json.status, 'revoked');
+    const refused = await server.request('GET', NON_P0, { headers: bearer(key) });
+    assert.equal(refused.status, 401);
+    assert.equal(refused.json.code, 'key_revoked');
+  });
+
+  test('a key cannot manage keys, and logout ends the session', async () => {
+    const { session, key } = await walletAccount(server, 0);
+    assert.equal((await server.request('GET', '/api/v1/keys', { headers: bearer(key) })).status, 403);
+    assert.equal((await server.request('POST', '/api/v1/auth/logout', { headers: bearer(session) })).status, 204);
+    const after = await server.request('GET', '/api/v1/keys', { headers: bearer(session) });
+    assert.equal(after.status, 401);
+    assert.equal(after.json.code, 'invalid_session');
+  });
+
+  test('a live key with an expiry stops at that instant', async () => {
+    const { session } = await walletAccount(server, 10);
+    const expiresAt = new Date(server.clock.now() + HOUR).toISOString();
+    const created = await server.request('POST', '/api/v1/keys', { headers: bearer(session), body: { name: 'short', expires_at: expiresAt } });
+    assert.equal(created.status, 201);
+    server.clock.advance(HOUR);
+    const res = await server.request('GET', '/api/v1/me', { headers: bearer(created.json.key) });
+    assert.equal(res.status, 401);
+    assert.equal(res.json.code, 'key_expired');
+  });
+
+  test('a Terminal session pays the 35% surcharge after the discount', async () => {
+    const { email, password } = await walletAccount(server, 100);
+    const login = await server.request('POST', '/api/v1/auth/login', { body: { email, password, client: 'terminal' } });
+    assert.equal(login.status, 200);
+    const res = await server.request('GET', P0_COST5, { headers: bearer(login.json.token) });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('x-token-cost'), '6.75');
+    assert.equal(res.headers.get('x-request-tokens'), '6.75');
+    assert.equal(res.headers.get('x-request-cost-eur'), '0.675');
+    assert.equal(res.headers.get('x-credits-remaining'), '93.25');
+  });
+
+  test('missing credentials are 401 missing_credentials with a Bearer challenge', async () => {
+    const res = await server.request('GET', P0_COST5);
+    assert.equal(res.status, 401);
+    assert.equal(res.json.code, 'missing_credentials');
+    assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer realm=/);
+  });
+});

@@ -1,0 +1,143 @@
+/** A real HTTP server on loopback over a real SQLite file, with an injectable clock. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { type Env, loadServiceFile, parseEnv, type ServiceFile } from '../../src/config.ts';
+import { buildDeps, closeDeps, type Deps } from '../../src/deps.ts';
+import { newId } from '../../src/domain/ids.ts';
+import { tokensToMicros } from '../../src/domain/money.ts';
+import { hashPassword } from '../../src/domain/passwords.ts';
+import { utcMonth } from '../../src/domain/pricing.ts';
+import { buildApp } from '../../src/http/app.ts';
+
+export class TestClock {
+  t: number;
+  constructor(start = Date.parse('2026-11-21T15:00:00Z')) {
+    this.t = start;
+  }
+  now = (): number => this.t;
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export interface TestServer {
+  url: string;
+  deps: Deps;
+  clock: TestClock;
+  dir: string;
+  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: unknown; raw?: string }): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+export function baseConfig(): ServiceFile {
+  return loadServiceFile('config/service.json');
+}
+
+export async function startServer(options: {
+  clock?: TestClock;
+  config?: (config: ServiceFile) => void;
+  env?: Partial<Record<keyof Env, string>>;
+} = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'tmd-test-'));
+  const clock = options.clock ?? new TestClock();
+  const config = baseConfig();
+  options.config?.(config);
+  const env = parseEnv({
+    DATABASE_URL: join(dir, 'tmd.sqlite'),
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+    ADMIN_TOKEN: 'admin-token-for-tests-0123456789',
+    TRUST_PROXY: '127.0.0.1',
+    ...options.env,
+  });
+  const deps = await buildDeps({ env, config, now: clock.now });
+  const app = await buildApp(deps, { logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  assert.ok(address && typeof address === 'object');
+  const url = `http://127.0.0.1:${address.port}`;
+  return {
+    url,
+    deps,
+    clock,
+    dir,
+    async request(method, path, init = {}) {
+      const headers: Record<string, string> = { ...init.headers };
+      let body: string | undefined = init.raw;
+      if (init.body !== undefined) {
+        body = JSON.stringify(init.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(`${url}${path}`, { method, headers, body });
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, json };
+    },
+    async close() {
+      await app.close();
+      await closeDeps(deps);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** Every wallet's balance equals the sum of its entries, and none is negative. */
+export async function assertLedgerBalanced(server: TestServer): Promise<void> {
+  const audit = await server.deps.store.auditLedger();
+  assert.deepEqual(audit.mismatches, [], 'every wallet balance equals the sum of its ledger entries');
+}
+
+let ipCounter = 0;
+/** A sandbox key issued to a fresh client IP (the harness trusts X-Forwarded-For from loopback). */
+export async function sandboxKey(server: TestServer, ip = `198.51.100.${++ipCounter % 250}`): Promise<string> {
+  const res = await server.request('POST', '/api/v1/auth/sandbox', { headers: { 'x-forwarded-for': ip } });
+  assert.equal(res.status, 201, res.text);
+  return res.json.key as string;
+}
+
+let emailCounter = 0;
+export async function publicTestKey(server: TestServer, email = `user${++emailCounter}@example.com`, password = 'correct horse battery') {
+  const res = await server.request('POST', '/api/v1/auth/public-test', { body: { email, password } });
+  assert.ok(res.status === 201 || res.status === 200, res.text);
+  return { key: res.json.key as string, accountId: res.json.account_id as string, email, password, body: res.json };
+}
+
+/**
+ * A login account holding exactly `tokens`, with a session and a live key made through the API.
+ * The account is created the way an operator would (no signup grant), so balances are exact.
+ */
+export async function walletAccount(server: TestServer, tokens: number, password = 'correct horse battery') {
+  const { store } = server.deps;
+  const now = server.clock.now();
+  const email = `wallet${++emailCounter}@example.com`;
+  const account = await store.createAccount(
+    { id: newId('acc'), email, passwordHash: await hashPassword(password), walletId: newId('wal'), createdAt: now, publicTestStartedAt: null },
+    utcMonth(now),
+  );
+  if (tokens > 0) {
+    await store.credit({ walletId: account.walletId, kind: 'topup', amountMicros: tokensToMicros(tokens), at: now, idempotencyKey: `setup-${email}` });
+  }
+  const login = await server.request('POST', '/api/v1/auth/login', { body: { email, password } });
+  assert.equal(login.status, 200, login.text);
+  const created = await server.request('POST', '/api/v1/keys', { headers: bearer(login.json.token), body: { name: 'test' } });
+  assert.equal(created.status, 201, created.text);
+  return { account, email, password, session: login.json.token as string, key: created.json.key as string };
+}

@@ -1,0 +1,164 @@
+/** Data reads: the envelope, filters, fields, paging, sorting, CSV, and the catalog. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { csvCell } from '../src/http/csv.ts';
+import { assertLedgerBalanced, bearer, startServer, type TestServer, walletAccount } from './helpers/server.ts';
+
+let server: TestServer;
+let key: string;
+before(async () => {
+  server = await startServer();
+  key = (await walletAccount(server, 1000)).key;
+});
+after(async () => {
+  await assertLedgerBalanced(server);
+  await server.close();
+});
+
+const get = (path: string, headers: Record<string, string> = {}) => server.request('GET', path, { headers: { ...bearer(key), ...headers } });
+
+describe('JSON reads', () => {
+  test('the envelope has data and meta, 100 rows by default, newest first, marked as sample', async () => {
+    const res = await get('/api/v1/data/equities/stock-prices');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.data.length, 100);
+    assert.equal(res.json.meta.count, 100);
+    assert.equal(res.json.meta.dataset, 'equities/stock-prices');
+    assert.equal(res.json.meta.sample, true);
+    assert.equal(res.headers.get('x-data-sample'), 'true');
+    assert.equal(typeof res.json.meta.next_cursor, 'string');
+    const times = res.json.data.map((r: Record<string, string>) => r[res.json.meta.time_field]);
+    assert.deepEqual(times, [...times].sort().reverse(), 'descending by default');
+    assert.equal(res.json.meta.cost.token_cost, '2');
+    assert.equal(res.json.meta.cost.outcome, 'charged');
+  });
+
+  test('an alias reads the same rows as its canonical key', async () => {
+    const a = await get('/api/v1/data/equities/stock-prices?symbol=AAPL&limit=5');
+    const b = await get('/api/v1/data/market/stock-prices?symbol=AAPL&limit=5');
+    assert.equal(a.status, 200);
+    assert.deepEqual(a.json.data, b.json.data);
+    assert.equal(b.json.meta.dataset, 'market/stock-prices');
+    assert.equal(b.json.meta.canonical_key, a.json.meta.canonical_key);
+  });
+
+  test('entity filters, comma-separated or repeated, select only those entities', async () => {
+    const comma = await get('/api/v1/data/equities/stock-prices?symbol=AAPL,MSFT&limit=1000');
+    const repeated = await get('/api/v1/data/equities/stock-prices?symbol=AAPL&symbol=MSFT&limit=1000');
+    assert.equal(comma.status, 200);
+    const symbols = new Set(comma.json.data.map((r: { symbol: string }) => r.symbol));
+    assert.deepEqual([...symbols].sort(), ['AAPL', 'MSFT']);
+    assert.deepEqual(comma.json.data, repeated.json.data);
+  });
+
+  test('from/to (and start_date/end_date) bound the time field inclusively', async () => {
+    const all = await get('/api/v1/data/equities/stock-prices?symbol=AAPL&sort=asc&limit=1000');
+    const dates: string[] = all.json.data.map((r: { date: string }) => r.date);
+    const from = dates[2] as string;
+    const to = dates[5] as string;
+    const res = await get(`/api/v1/data/equities/stock-prices?symbol=AAPL&from=${from}&to=${to}&sort=asc`);
+    assert.deepEqual(res.json.data.map((r: { date: string }) => r.date), dates.slice(2, 6));
+    const alias = await get(`/api/v1/data/equities/stock-prices?symbol=AAPL&start_date=${from}&end_date=${to}&order=asc`);
+    assert.deepEqual(alias.json.data, res.json.data);
+  });
+
+  test('fields projects the rows', async () => {
+    const res = await get('/api/v1/data/equities/stock-prices?fields=symbol,close&limit=3');
+    assert.equal(res.status, 200);
+    for (const row of res.json.data) assert.deepEqual(Object.keys(row), ['symbol', 'close']);
+    assert.deepEqual(res.json.meta.fields, ['symbol', 'close']);
+  });
+
+  test('the cursor pages through every row exactly once, each page a metered read', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    let lastBalance = Number.POSITIVE_INFINITY;
+    do {
+      const suffix: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+      const res = await get(`/api/v1/data/equities/stock-prices?symbol=AAPL,MSFT&limit=7&sort=asc${suffix}`);
+      assert.equal(res.status, 200, res.text);
+      for (const row of res.json.data) seen.push(`${row.symbol}@${row.date}`);
+      const balance = Number(res.headers.get('x-credits-remaining'));
+      assert.ok(balance < lastBalance, 'each page burns');
+      lastBalance = balance;
+      cursor = res.json.meta.next_cursor;
+      pages++;
+    } while (cursor);
+    const whole = await get('/api/v1/data/equities/stock-prices?symbol=AAPL,MSFT&limit=1000&sort=asc');
+    assert.deepEqual(seen, whole.json.data.map((r: { symbol: string; date: string }) => `${r.symbol}@${r.date}`));
+    assert.equal(pages, Math.ceil(seen.length / 7));
+  });
+});
+
+describe('CSV reads', () => {
+  test('format=csv and Accept: text/csv give the same CSV, with the cost headers', async () => {
+    const byParam = await get('/api/v1/data/equities/stock-prices?symbol=AAPL&limit=3&format=csv');
+    const byAccept = await get('/api/v1/data/equities/stock-prices?symbol=AAPL&limit=3', { accept: 'text/csv' });
+    assert.equal(byParam.status, 200);
+    assert.match(byParam.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.equal(byParam.text, byAccept.text);
+    const lines = byParam.text.trimEnd().split('\r\n');
+    assert.equal(lines.length, 4);
+    assert.ok(lines[0]?.split(',').includes('symbol'));
+    assert.equal(byParam.headers.get('x-token-cost'), '2');
+    assert.ok(byParam.headers.get('x-next-cursor'));
+  });
+
+  test('cells that a spreadsheet would run as formulas are neutralised', () => {
+    assert.equal(csvCell('=HYPERLINK("http://x")'), `"'=HYPERLINK(""http://x"")"`);
+    assert.equal(csvCell('+1'), "'+1");
+    assert.equal(csvCell('-2+3'), "'-2+3");
+    assert.equal(csvCell('@SUM(A1)'), "'@SUM(A1)");
+    assert.equal(csvCell('\tcmd'), "'\tcmd");
+    assert.equal(csvCell(-5), '-5', 'numbers are numbers');
+    assert.equal(csvCell('a,b'), '"a,b"');
+    assert.equal(csvCell(null), '');
+  });
+});
+
+describe('catalog', () => {
+  test('lists and filters by domain, free and cost, without a key', async () => {
+    const all = await server.request('GET', '/api/v1/catalog');
+    assert.equal(all.status, 200);
+    const free = await server.request('GET', '/api/v1/catalog?free=true');
+    assert.ok(free.json.data.every((e: { p0: boolean }) => e.p0));
+    const cheap = await server.request('GET', '/api/v1/catalog?max_cost=1');
+    assert.ok(cheap.json.data.length >= 10);
+    assert.ok(cheap.json.data.every((e: { list_cost: number }) => e.list_cost <= 1));
+    const cftc = await server.request('GET', '/api/v1/catalog?domain=cftc');
+    assert.ok(cftc.json.data.every((e: { domain: string }) => e.domain === 'cftc'));
+    assert.ok(cftc.json.data.length >= 14);
+  });
+
+  test('describes a dataset: fields, cost, P0 flag, aliases, example', async () => {
+    const res = await server.request('GET', '/api/v1/catalog/positioning/legacy_futures-facts');
+    assert.equal(res.status, 200);
+    assert.equal(res.json.list_cost, 5);
+    assert.equal(res.json.p0, true);
+    assert.ok(res.json.aliases.includes('cftc/legacy_futures-facts'));
+    assert.ok(res.json.fields.some((f: { name: string }) => /open_interest/.test(f.name)));
+    assert.match(res.json.example, /^\/api\/v1\/data\/positioning\/legacy_futures-facts\?/);
+    const system = await server.request('GET', '/api/v1/catalog/system/api-usage');
+    assert.equal(system.json.p0, false);
+    assert.equal(system.json.list_cost, 1);
+  });
+
+  test('an unknown dataset is 404 with close matches', async () => {
+    const res = await server.request('GET', '/api/v1/catalog/cftc/legacy_futures-fact');
+    assert.equal(res.status, 404);
+    assert.equal(res.json.code, 'dataset_not_found');
+    assert.ok(res.json.suggestions.includes('cftc/legacy_futures-facts'));
+  });
+
+  test('every catalog key is readable by a live key', async () => {
+    const all = await server.request('GET', '/api/v1/catalog');
+    const { key: rich } = await walletAccount(server, 5000);
+    for (const entry of all.json.data as { key: string; list_cost: number }[]) {
+      const res = await server.request('GET', `/api/v1/data/${entry.key}?limit=2`, { headers: bearer(rich) });
+      assert.equal(res.status, 200, `${entry.key}: ${res.text}`);
+      assert.ok(res.json.data.length > 0, `${entry.key} has rows`);
+      assert.equal(res.headers.get('x-token-cost'), String(entry.list_cost), entry.key);
+    }
+  });
+});
