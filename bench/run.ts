@@ -5,10 +5,10 @@
  * transaction commits before the handler returns).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import autocannon from 'autocannon';
 import { parseEnv } from '../src/config.ts';
 import { buildDeps, closeDeps } from '../src/deps.ts';
@@ -37,10 +37,22 @@ async function provision(): Promise<string> {
   const deps = await buildDeps({ env: parseEnv(baseEnv) });
   const now = Date.now();
   const account = await deps.store.createAccount(
-    { id: newId('acc'), email: 'bench@example.com', passwordHash: null, walletId: newId('wal'), createdAt: now, publicTestStartedAt: null },
+    {
+      id: newId('acc'),
+      email: 'bench@example.com',
+      passwordHash: null,
+      walletId: newId('wal'),
+      createdAt: now,
+      publicTestStartedAt: null,
+    },
     utcMonth(now),
   );
-  await deps.store.credit({ walletId: account.walletId, kind: 'topup', amountMicros: tokensToMicros(1_000_000_000), at: now });
+  await deps.store.credit({
+    walletId: account.walletId,
+    kind: 'topup',
+    amountMicros: tokensToMicros(1_000_000_000),
+    at: now,
+  });
   const issued = await deps.credentials.createLiveKey(account, 'bench', null);
   await deps.reads.ensureRows(deps.reads.resolve(dataset));
   await closeDeps(deps);
@@ -63,7 +75,12 @@ interface Figures {
 async function load(url: string, headers: Record<string, string>): Promise<Figures> {
   await autocannon({ url, headers, connections, duration: 2 }); // warm-up
   const result = await autocannon({ url, headers, connections, duration: seconds });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
 }
 
 function line(name: string, f: Figures): string {
@@ -72,13 +89,17 @@ function line(name: string, f: Figures): string {
 
 const key = await provision();
 const service = await startChild('bench/serve-service.ts');
-const metered = await load(`http://127.0.0.1:${service.port}/api/v1/data/${dataset}?limit=${limit}`, { authorization: `Bearer ${key}` });
+const metered = await load(`http://127.0.0.1:${service.port}/api/v1/data/${dataset}?limit=${limit}`, {
+  authorization: `Bearer ${key}`,
+});
 service.child.kill('SIGTERM');
 const bare = await startChild('bench/serve-bare.ts');
 const baseline = await load(`http://127.0.0.1:${bare.port}/bare/${dataset}?limit=${limit}`, {});
 bare.child.kill('SIGTERM');
 
-console.log(`benchmark: ${dataset}?limit=${limit}, ${connections} connections, ${seconds} s each, SQLite (WAL)`);
+console.log(
+  `benchmark: ${dataset}?limit=${limit}, ${connections} connections, ${seconds} s each, SQLite (WAL)`,
+);
 console.log(line('(a) metered read, wallet key', metered));
 console.log(line('(b) bare Fastify route, same data', baseline));
 console.log(`ratio a/b: ${(metered.rps / baseline.rps).toFixed(3)} (target >= 0.75)`);

@@ -7,17 +7,22 @@ import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 
 const store = new SqliteStore(process.env.DATABASE_URL as string);
 const app = Fastify({ logger: false });
-app.get<{ Params: { domain: string; name: string }; Querystring: { limit?: string } }>('/bare/:domain/:name', async (request, reply) => {
-  const rows = await store.queryRows({
-    dataset: `${request.params.domain}/${request.params.name}`,
-    filters: {},
-    descending: true,
-    limit: Number(request.query.limit ?? 100) + 1,
-  });
-  rows.length = Math.min(rows.length, Number(request.query.limit ?? 100));
-  const meta = { count: rows.length };
-  return reply.type('application/json; charset=utf-8').send(`{"data":[${rows.map((r) => r.json).join(',')}],"meta":${JSON.stringify(meta)}}`);
-});
+app.get<{ Params: { domain: string; name: string }; Querystring: { limit?: string } }>(
+  '/bare/:domain/:name',
+  async (request, reply) => {
+    const rows = await store.queryRows({
+      dataset: `${request.params.domain}/${request.params.name}`,
+      filters: {},
+      descending: true,
+      limit: Number(request.query.limit ?? 100) + 1,
+    });
+    rows.length = Math.min(rows.length, Number(request.query.limit ?? 100));
+    const meta = { count: rows.length };
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(`{"data":[${rows.map((r) => r.json).join(',')}],"meta":${JSON.stringify(meta)}}`);
+  },
+);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 process.stdout.write(`${typeof address === 'object' && address ? address.port : 0}\n`);

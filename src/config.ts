@@ -167,12 +167,15 @@ export class ConfigError extends Error {
 }
 
 function describeIssues(source: string, issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((i) => `  ${source}: ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`).join('\n');
+  return issues
+    .map((i) => `  ${source}: ${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('\n');
 }
 
 export function parseEnv(raw: NodeJS.ProcessEnv = process.env): Env {
   const result = envSchema.safeParse(raw);
-  if (!result.success) throw new ConfigError(`invalid environment:\n${describeIssues('env', result.error.issues)}`);
+  if (!result.success)
+    throw new ConfigError(`invalid environment:\n${describeIssues('env', result.error.issues)}`);
   return result.data;
 }
 

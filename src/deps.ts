@@ -73,7 +73,9 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   let store = options.store;
   if (!store) {
     if (/^postgres(ql)?:\/\//.test(env.DATABASE_URL)) {
-      throw new ConfigError('DATABASE_URL: PostgreSQL is not available in this build yet; use a SQLite file path.');
+      throw new ConfigError(
+        'DATABASE_URL: PostgreSQL is not available in this build yet; use a SQLite file path.',
+      );
     }
     store = new SqliteStore(env.DATABASE_URL);
   }
@@ -92,7 +94,13 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     now,
     ipSalt: derive(secret, 'ip-salt').toString('hex'),
   });
-  const reads = new DataReads({ store, pricing, catalog, now, cursors: new CursorCodec(derive(secret, 'cursor')) });
+  const reads = new DataReads({
+    store,
+    pricing,
+    catalog,
+    now,
+    cursors: new CursorCodec(derive(secret, 'cursor')),
+  });
   const recipes = new Recipes(reads);
   return { env, config, pricing, catalog, store, limiter, sessions, auth, credentials, reads, recipes, now };
 }

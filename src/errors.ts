@@ -58,7 +58,12 @@ export class AppError extends Error {
   /** Response headers the transport should add (Retry-After, WWW-Authenticate). */
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, detail: string, extras: ProblemExtras = {}, headers: Record<string, string> = {}) {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    extras: ProblemExtras = {},
+    headers: Record<string, string> = {},
+  ) {
     super(detail);
     this.name = 'AppError';
     this.code = code;

@@ -1,7 +1,13 @@
 /** Bad input gets a clear 4xx problem, changes nothing in the ledger, and the server stays up. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertLedgerBalanced, bearer, startServer, type TestServer, walletAccount } from './helpers/server.ts';
+import {
+  assertLedgerBalanced,
+  bearer,
+  startServer,
+  type TestServer,
+  walletAccount,
+} from './helpers/server.ts';
 
 let server: TestServer;
 let key: string;
@@ -66,7 +72,11 @@ test('a cursor from another query is refused', async () => {
   assert.equal(first.status, 200);
   const cursor = first.json.meta.next_cursor;
   assert.ok(cursor);
-  const other = await server.request('GET', `${read}?symbol=MSFT&limit=2&cursor=${encodeURIComponent(cursor)}`, { headers: bearer(key) });
+  const other = await server.request(
+    'GET',
+    `${read}?symbol=MSFT&limit=2&cursor=${encodeURIComponent(cursor)}`,
+    { headers: bearer(key) },
+  );
   assert.equal(other.status, 400);
   assert.equal(other.json.code, 'invalid_cursor');
 });
@@ -85,10 +95,15 @@ test('bodies: malformed JSON 400, oversized 413, wrong media type 415, unknown r
   });
   assert.equal(huge.status, 413);
   assert.equal(huge.json.code, 'payload_too_large');
-  const xml = await server.request('POST', '/api/v1/auth/public-test', { raw: '<a/>', headers: { 'content-type': 'application/xml' } });
+  const xml = await server.request('POST', '/api/v1/auth/public-test', {
+    raw: '<a/>',
+    headers: { 'content-type': 'application/xml' },
+  });
   assert.equal(xml.status, 415);
   assert.equal(xml.json.code, 'unsupported_media_type');
-  const invalid = await server.request('POST', '/api/v1/auth/public-test', { body: { email: 'not-an-email', password: 'short' } });
+  const invalid = await server.request('POST', '/api/v1/auth/public-test', {
+    body: { email: 'not-an-email', password: 'short' },
+  });
   assert.equal(invalid.status, 400);
   assert.equal(invalid.json.code, 'invalid_request');
   assert.ok(invalid.json.errors.length >= 2);

@@ -25,7 +25,9 @@ after(() => server.close());
 
 describe('sandbox keys', () => {
   test('issuance returns a tmd_sbx_ key for 72 hours with 2500 tokens and Starter limits', async () => {
-    const res = await server.request('POST', '/api/v1/auth/sandbox', { headers: { 'x-forwarded-for': '203.0.113.10' } });
+    const res = await server.request('POST', '/api/v1/auth/sandbox', {
+      headers: { 'x-forwarded-for': '203.0.113.10' },
+    });
     assert.equal(res.status, 201);
     assert.match(res.json.key, /^tmd_sbx_[A-Za-z0-9_-]{43}$/);
     assert.equal(res.json.kind, 'sandbox');
@@ -66,7 +68,8 @@ describe('sandbox keys', () => {
 
   test('issuance is capped at 3 per client IP per 24 hours with 429 issuance_limited', async () => {
     const ip = { 'x-forwarded-for': '192.0.2.77' };
-    for (let i = 0; i < 3; i++) assert.equal((await server.request('POST', '/api/v1/auth/sandbox', { headers: ip })).status, 201);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await server.request('POST', '/api/v1/auth/sandbox', { headers: ip })).status, 201);
     const refused = await server.request('POST', '/api/v1/auth/sandbox', { headers: ip });
     assert.equal(refused.status, 429);
     assert.equal(refused.json.code, 'issuance_limited');
@@ -113,7 +116,11 @@ describe('public-test keys', () => {
     const account = await server.deps.store.getAccount(accountId);
     assert.ok(account);
     const entries = await server.deps.store.listEntries(account.walletId);
-    assert.deepEqual(entries.map((e) => e.kind), ['grant'], 'no burn entry for a notional read');
+    assert.deepEqual(
+      entries.map((e) => e.kind),
+      ['grant'],
+      'no burn entry for a notional read',
+    );
     const usage = await server.request('GET', '/api/v1/me/usage', { headers: bearer(key) });
     assert.equal(usage.json.data[0].outcome, 'notional');
     assert.equal(usage.json.data[0].token_cost, '5');
@@ -131,7 +138,9 @@ describe('public-test keys', () => {
 
   test('registering again rotates the key, revokes the old one and never credits the grant twice', async () => {
     const first = await publicTestKey(server);
-    const second = await server.request('POST', '/api/v1/auth/public-test', { body: { email: first.email, password: first.password } });
+    const second = await server.request('POST', '/api/v1/auth/public-test', {
+      body: { email: first.email, password: first.password },
+    });
     assert.equal(second.status, 200);
     assert.equal(second.json.rotated, true);
     assert.equal(second.json.grant_credited, false);
@@ -149,10 +158,16 @@ describe('public-test keys', () => {
 
   test('a wrong password is 401 invalid_login and changes nothing', async () => {
     const first = await publicTestKey(server);
-    const res = await server.request('POST', '/api/v1/auth/public-test', { body: { email: first.email, password: 'wrong password here' } });
+    const res = await server.request('POST', '/api/v1/auth/public-test', {
+      body: { email: first.email, password: 'wrong password here' },
+    });
     assert.equal(res.status, 401);
     assert.equal(res.json.code, 'invalid_login');
-    assert.equal((await server.request('GET', P0_COST5, { headers: bearer(first.key) })).status, 200, 'old key still works');
+    assert.equal(
+      (await server.request('GET', P0_COST5, { headers: bearer(first.key) })).status,
+      200,
+      'old key still works',
+    );
   });
 
   test('the key expires after 30 days; inside the window a new one is issued, after 90 days the window is closed', async () => {
@@ -162,11 +177,19 @@ describe('public-test keys', () => {
     assert.equal(expired.status, 401);
     assert.equal(expired.json.code, 'key_expired');
     server.clock.advance(45 * DAY);
-    const renewed = await server.request('POST', '/api/v1/auth/public-test', { body: { email: first.email, password: first.password } });
+    const renewed = await server.request('POST', '/api/v1/auth/public-test', {
+      body: { email: first.email, password: first.password },
+    });
     assert.equal(renewed.status, 200);
-    assert.equal(Date.parse(renewed.json.expires_at), Date.parse(renewed.json.window_ends_at), 'capped at the window end');
+    assert.equal(
+      Date.parse(renewed.json.expires_at),
+      Date.parse(renewed.json.window_ends_at),
+      'capped at the window end',
+    );
     server.clock.advance(15 * DAY);
-    const closed = await server.request('POST', '/api/v1/auth/public-test', { body: { email: first.email, password: first.password } });
+    const closed = await server.request('POST', '/api/v1/auth/public-test', {
+      body: { email: first.email, password: first.password },
+    });
     assert.equal(closed.status, 403);
     assert.equal(closed.json.code, 'public_test_window_closed');
     const lastKey = await server.request('GET', P0_COST5, { headers: bearer(renewed.json.key) });
@@ -194,7 +217,9 @@ describe('live keys and sessions', () => {
     const read = await server.request('GET', NON_P0, { headers: bearer(key) });
     assert.equal(read.status, 200, 'a live key reads non-P0 data');
     assert.equal(read.headers.get('x-request-tokens'), '2');
-    const revoked = await server.request('DELETE', `/api/v1/keys/${listed.json.data[0].id}`, { headers: bearer(session) });
+    const revoked = await server.request('DELETE', `/api/v1/keys/${listed.json.data[0].id}`, {
+      headers: bearer(session),
+    });
     assert.equal(revoked.status, 200);
     assert.equal(revoked.json.status, 'revoked');
     const refused = await server.request('GET', NON_P0, { headers: bearer(key) });
@@ -205,7 +230,10 @@ describe('live keys and sessions', () => {
   test('a key cannot manage keys, and logout ends the session', async () => {
     const { session, key } = await walletAccount(server, 0);
     assert.equal((await server.request('GET', '/api/v1/keys', { headers: bearer(key) })).status, 403);
-    assert.equal((await server.request('POST', '/api/v1/auth/logout', { headers: bearer(session) })).status, 204);
+    assert.equal(
+      (await server.request('POST', '/api/v1/auth/logout', { headers: bearer(session) })).status,
+      204,
+    );
     const after = await server.request('GET', '/api/v1/keys', { headers: bearer(session) });
     assert.equal(after.status, 401);
     assert.equal(after.json.code, 'invalid_session');
@@ -214,7 +242,10 @@ describe('live keys and sessions', () => {
   test('a live key with an expiry stops at that instant', async () => {
     const { session } = await walletAccount(server, 10);
     const expiresAt = new Date(server.clock.now() + HOUR).toISOString();
-    const created = await server.request('POST', '/api/v1/keys', { headers: bearer(session), body: { name: 'short', expires_at: expiresAt } });
+    const created = await server.request('POST', '/api/v1/keys', {
+      headers: bearer(session),
+      body: { name: 'short', expires_at: expiresAt },
+    });
     assert.equal(created.status, 201);
     server.clock.advance(HOUR);
     const res = await server.request('GET', '/api/v1/me', { headers: bearer(created.json.key) });
@@ -224,7 +255,9 @@ describe('live keys and sessions', () => {
 
   test('a Terminal session pays the 35% surcharge after the discount', async () => {
     const { email, password } = await walletAccount(server, 100);
-    const login = await server.request('POST', '/api/v1/auth/login', { body: { email, password, client: 'terminal' } });
+    const login = await server.request('POST', '/api/v1/auth/login', {
+      body: { email, password, client: 'terminal' },
+    });
     assert.equal(login.status, 200);
     const res = await server.request('GET', P0_COST5, { headers: bearer(login.json.token) });
     assert.equal(res.status, 200);

@@ -37,10 +37,18 @@ test('the data read documents its parameters, every error status and the cost he
   const doc = (await server.request('GET', '/api/v1/openapi.json')).json;
   const op = doc.paths['/api/v1/data/{domain}/{name}'].get;
   const params = op.parameters.map((p: { name: string }) => p.name);
-  for (const name of ['domain', 'name', 'from', 'to', 'fields', 'limit', 'cursor', 'sort', 'format']) assert.ok(params.includes(name), name);
-  for (const status of ['200', '400', '401', '402', '404', '429', '503']) assert.ok(op.responses[status], status);
+  for (const name of ['domain', 'name', 'from', 'to', 'fields', 'limit', 'cursor', 'sort', 'format'])
+    assert.ok(params.includes(name), name);
+  for (const status of ['200', '400', '401', '402', '404', '429', '503'])
+    assert.ok(op.responses[status], status);
   const headers = Object.keys(op.responses['200'].headers);
-  for (const h of ['X-Token-Cost', 'X-Request-Tokens', 'X-Request-Cost-EUR', 'X-Credits-Remaining', 'X-Request-Id']) {
+  for (const h of [
+    'X-Token-Cost',
+    'X-Request-Tokens',
+    'X-Request-Cost-EUR',
+    'X-Credits-Remaining',
+    'X-Request-Id',
+  ]) {
     assert.ok(headers.includes(h), h);
   }
   assert.ok(op.responses['429'].headers['Retry-After']);
@@ -50,7 +58,9 @@ test('the data read documents its parameters, every error status and the cost he
 
 test('every response of every operation documents X-Request-Id', async () => {
   const doc = (await server.request('GET', '/api/v1/openapi.json')).json;
-  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>)) {
+  for (const [path, ops] of Object.entries(
+    doc.paths as Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>,
+  )) {
     for (const [method, op] of Object.entries(ops)) {
       for (const [status, response] of Object.entries(op.responses)) {
         assert.ok(response.headers && 'X-Request-Id' in response.headers, `${method} ${path} ${status}`);

@@ -6,15 +6,22 @@ import { makePricing, priceRead, tierFor } from '../src/domain/pricing.ts';
 import { baseConfig, startServer, type TestServer } from './helpers/server.ts';
 
 // Written out from spec 8.1, not read from configuration.
-const cot = 'cit_all-facts disaggregated_all-facts disaggregated_combined-facts disaggregated_futures-facts legacy_all-facts legacy_combined-facts legacy_futures-facts product_hierarchy-facts supplemental_cit-facts tff_all-facts tff_combined-facts tff_futures-facts';
+const cot =
+  'cit_all-facts disaggregated_all-facts disaggregated_combined-facts disaggregated_futures-facts legacy_all-facts legacy_combined-facts legacy_futures-facts product_hierarchy-facts supplemental_cit-facts tff_all-facts tff_combined-facts tff_futures-facts';
 const corp = 'agreements executive-compensation financial-statements money-flow';
-const econSeries = 'bea-series bls-series census-series eia-series eurostat-series imf-series oecd-series worldbank-series';
-const rates = 'nyfed-bgcr-series nyfed-effr-series nyfed-obfr-series nyfed-sofr-series nyfed-tgcr-series treasury-avg-rates-series treasury-debt-outstanding-series treasury-debt-series treasury-outlays-series treasury-tic-series treasury-yield-series';
+const econSeries =
+  'bea-series bls-series census-series eia-series eurostat-series imf-series oecd-series worldbank-series';
+const rates =
+  'nyfed-bgcr-series nyfed-effr-series nyfed-obfr-series nyfed-sofr-series nyfed-tgcr-series treasury-avg-rates-series treasury-debt-outstanding-series treasury-debt-series treasury-outlays-series treasury-tic-series treasury-yield-series';
 const specTable: [number, string, string][] = [
   [10, 'filings', 'documents'],
   [10, 'sec', 'filing-documents'],
   [10, 'system', 'xbrl-frames'],
-  [1, 'system', 'api-usage backfill-state collection-metadata data-collection-log extension-records sec-data-library-datasets sec-data-library-files sec-rss-entries sec-rss-feeds sync-metadata'],
+  [
+    1,
+    'system',
+    'api-usage backfill-state collection-metadata data-collection-log extension-records sec-data-library-datasets sec-data-library-files sec-rss-entries sec-rss-feeds sync-metadata',
+  ],
   [5, 'cftc', cot],
   [5, 'positioning', cot],
   [5, 'corporate', corp],
@@ -42,13 +49,29 @@ const specTable: [number, string, string][] = [
   [2, 'equities', 'esma-instruments investors stock-prices stocks'],
   [2, 'market', 'esma-instruments investors stock-prices stocks warehouse-stocks'],
   [2, 'filings', 'download-queue edinet-filings headers news parse-log submissions unknown-forms'],
-  [2, 'geospatial', 'geoboundaries-features gvp-volcanoes marine-regions-features nasa-firms-hotspots natural-earth-features spatial-asset-manifest wri-gppd-plants'],
+  [
+    2,
+    'geospatial',
+    'geoboundaries-features gvp-volcanoes marine-regions-features nasa-firms-hotspots natural-earth-features spatial-asset-manifest wri-gppd-plants',
+  ],
   [2, 'governance', 'finma-authorised finma-enforcement finma-regulatory uk-psc'],
   [2, 'holdings', 'stock'],
-  [2, 'maritime', 'emodnet-vessel-density fleet-snapshots marine-cadastre-manifest port-activity vessel-events vessel-identity vessel-positions'],
-  [2, 'open-data', 'adb-data-library afdb-open-portal bis-statistics-extended carbon-monitor-daily cepalstat crossref-works datacommons-obs ecdc-packages eurlex-resources geoboundaries-features gvp-volcanoes hdx-ckan idb-sims jrc-mars-feed marine-regions-features nasa-firms-hotspots nasa-power-daily natural-earth-features obis-occurrences openalex-works openflights-airports opensky-snapshots owid-grapher pacific-data-hub pangaea-meta silso-monthly soilgrids-point spatial-asset-manifest unctadstat-indicators wb-projects wri-aqueduct-meta wri-gppd-plants'],
+  [
+    2,
+    'maritime',
+    'emodnet-vessel-density fleet-snapshots marine-cadastre-manifest port-activity vessel-events vessel-identity vessel-positions',
+  ],
+  [
+    2,
+    'open-data',
+    'adb-data-library afdb-open-portal bis-statistics-extended carbon-monitor-daily cepalstat crossref-works datacommons-obs ecdc-packages eurlex-resources geoboundaries-features gvp-volcanoes hdx-ckan idb-sims jrc-mars-feed marine-regions-features nasa-firms-hotspots nasa-power-daily natural-earth-features obis-occurrences openalex-works openflights-airports opensky-snapshots owid-grapher pacific-data-hub pangaea-meta silso-monthly soilgrids-point spatial-asset-manifest unctadstat-indicators wb-projects wri-aqueduct-meta wri-gppd-plants',
+  ],
   [2, 'ownership', 'beneficial-ownership exchange-hk-ccass holdings insider-transactions'],
-  [2, 'sec', 'beneficial-ownership download-queue filing-headers filings holdings insider-transactions news-items parse-log unknown-forms'],
+  [
+    2,
+    'sec',
+    'beneficial-ownership download-queue filing-headers filings holdings insider-transactions news-items parse-log unknown-forms',
+  ],
   [2, 'trading', 'symbol-quotes'],
   [2, 'eodquotes', 'stock-prices stocks'],
   [2, 'intradayquotes', 'stock-prices stocks'],
@@ -60,22 +83,70 @@ for (const [cost, domain, names] of specTable) {
 
 // [tier level, list cost, Terminal, expected charge in tokens]: list x (1 - discount) x 1.35 if Terminal.
 const chargeTable: [number, number, boolean, string][] = [
-  [1, 1, false, '1'], [1, 1, true, '1.35'], [1, 2, false, '2'], [1, 2, true, '2.7'],
-  [1, 5, false, '5'], [1, 5, true, '6.75'], [1, 10, false, '10'], [1, 10, true, '13.5'],
-  [2, 1, false, '0.98'], [2, 1, true, '1.323'], [2, 2, false, '1.96'], [2, 2, true, '2.646'],
-  [2, 5, false, '4.9'], [2, 5, true, '6.615'], [2, 10, false, '9.8'], [2, 10, true, '13.23'],
-  [3, 1, false, '0.95'], [3, 1, true, '1.2825'], [3, 2, false, '1.9'], [3, 2, true, '2.565'],
-  [3, 5, false, '4.75'], [3, 5, true, '6.4125'], [3, 10, false, '9.5'], [3, 10, true, '12.825'],
-  [4, 1, false, '0.92'], [4, 1, true, '1.242'], [4, 2, false, '1.84'], [4, 2, true, '2.484'],
-  [4, 5, false, '4.6'], [4, 5, true, '6.21'], [4, 10, false, '9.2'], [4, 10, true, '12.42'],
-  [5, 1, false, '0.88'], [5, 1, true, '1.188'], [5, 2, false, '1.76'], [5, 2, true, '2.376'],
-  [5, 5, false, '4.4'], [5, 5, true, '5.94'], [5, 10, false, '8.8'], [5, 10, true, '11.88'],
-  [6, 1, false, '0.85'], [6, 1, true, '1.1475'], [6, 2, false, '1.7'], [6, 2, true, '2.295'],
-  [6, 5, false, '4.25'], [6, 5, true, '5.7375'], [6, 10, false, '8.5'], [6, 10, true, '11.475'],
-  [7, 1, false, '0.8'], [7, 1, true, '1.08'], [7, 2, false, '1.6'], [7, 2, true, '2.16'],
-  [7, 5, false, '4'], [7, 5, true, '5.4'], [7, 10, false, '8'], [7, 10, true, '10.8'],
-  [8, 1, false, '0.75'], [8, 1, true, '1.0125'], [8, 2, false, '1.5'], [8, 2, true, '2.025'],
-  [8, 5, false, '3.75'], [8, 5, true, '5.0625'], [8, 10, false, '7.5'], [8, 10, true, '10.125'],
+  [1, 1, false, '1'],
+  [1, 1, true, '1.35'],
+  [1, 2, false, '2'],
+  [1, 2, true, '2.7'],
+  [1, 5, false, '5'],
+  [1, 5, true, '6.75'],
+  [1, 10, false, '10'],
+  [1, 10, true, '13.5'],
+  [2, 1, false, '0.98'],
+  [2, 1, true, '1.323'],
+  [2, 2, false, '1.96'],
+  [2, 2, true, '2.646'],
+  [2, 5, false, '4.9'],
+  [2, 5, true, '6.615'],
+  [2, 10, false, '9.8'],
+  [2, 10, true, '13.23'],
+  [3, 1, false, '0.95'],
+  [3, 1, true, '1.2825'],
+  [3, 2, false, '1.9'],
+  [3, 2, true, '2.565'],
+  [3, 5, false, '4.75'],
+  [3, 5, true, '6.4125'],
+  [3, 10, false, '9.5'],
+  [3, 10, true, '12.825'],
+  [4, 1, false, '0.92'],
+  [4, 1, true, '1.242'],
+  [4, 2, false, '1.84'],
+  [4, 2, true, '2.484'],
+  [4, 5, false, '4.6'],
+  [4, 5, true, '6.21'],
+  [4, 10, false, '9.2'],
+  [4, 10, true, '12.42'],
+  [5, 1, false, '0.88'],
+  [5, 1, true, '1.188'],
+  [5, 2, false, '1.76'],
+  [5, 2, true, '2.376'],
+  [5, 5, false, '4.4'],
+  [5, 5, true, '5.94'],
+  [5, 10, false, '8.8'],
+  [5, 10, true, '11.88'],
+  [6, 1, false, '0.85'],
+  [6, 1, true, '1.1475'],
+  [6, 2, false, '1.7'],
+  [6, 2, true, '2.295'],
+  [6, 5, false, '4.25'],
+  [6, 5, true, '5.7375'],
+  [6, 10, false, '8.5'],
+  [6, 10, true, '11.475'],
+  [7, 1, false, '0.8'],
+  [7, 1, true, '1.08'],
+  [7, 2, false, '1.6'],
+  [7, 2, true, '2.16'],
+  [7, 5, false, '4'],
+  [7, 5, true, '5.4'],
+  [7, 10, false, '8'],
+  [7, 10, true, '10.8'],
+  [8, 1, false, '0.75'],
+  [8, 1, true, '1.0125'],
+  [8, 2, false, '1.5'],
+  [8, 2, true, '2.025'],
+  [8, 5, false, '3.75'],
+  [8, 5, true, '5.0625'],
+  [8, 10, false, '7.5'],
+  [8, 10, true, '10.125'],
 ];
 // Spec 2.4 min_tokens per level, written out.
 const minTokens = [0, 500, 2000, 5000, 15000, 50000, 150000, 500000];
@@ -103,11 +174,16 @@ describe('list costs (spec 8.1)', () => {
   test('the catalog prices every key as the spec does, and unpriced datasets at the default', async () => {
     const res = await server.request('GET', '/api/v1/catalog');
     assert.equal(res.status, 200);
-    const listed = new Map<string, number>(res.json.data.map((e: { key: string; list_cost: number }) => [e.key, e.list_cost]));
+    const listed = new Map<string, number>(
+      res.json.data.map((e: { key: string; list_cost: number }) => [e.key, e.list_cost]),
+    );
     for (const [key, cost] of expectedCosts) assert.equal(listed.get(key), cost, key);
     for (const [key, cost] of listed) if (!expectedCosts.has(key)) assert.equal(cost, 2, key);
     for (const domain of ['cot', 'stocks', 'eodquotes', 'intradayquotes']) {
-      assert.ok([...listed.keys()].some((k) => k.startsWith(`${domain}/`)), `a dataset in ${domain}/`);
+      assert.ok(
+        [...listed.keys()].some((k) => k.startsWith(`${domain}/`)),
+        `a dataset in ${domain}/`,
+      );
     }
   });
 });
@@ -134,9 +210,35 @@ describe('charges (spec 8.4, DECISIONS Money)', () => {
 
   test('an inexact configuration rounds half up to the micro-token', () => {
     // 1 token at 33.33% off is 0.6667 tokens exactly; 0.000001 at 50% off is 0.0000005 -> 0.000001.
-    assert.equal(formatMicros(chargeMicros({ listCostTokens: 1, discountBasisPoints: 3333n, terminal: false, terminalSurchargePercent: 35n })), '0.6667');
-    assert.equal(chargeMicros({ listCostTokens: 0.000001, discountBasisPoints: 5000n, terminal: false, terminalSurchargePercent: 35n }), 1n);
-    assert.equal(chargeMicros({ listCostTokens: 0.000001, discountBasisPoints: 5001n, terminal: false, terminalSurchargePercent: 35n }), 0n);
+    assert.equal(
+      formatMicros(
+        chargeMicros({
+          listCostTokens: 1,
+          discountBasisPoints: 3333n,
+          terminal: false,
+          terminalSurchargePercent: 35n,
+        }),
+      ),
+      '0.6667',
+    );
+    assert.equal(
+      chargeMicros({
+        listCostTokens: 0.000001,
+        discountBasisPoints: 5000n,
+        terminal: false,
+        terminalSurchargePercent: 35n,
+      }),
+      1n,
+    );
+    assert.equal(
+      chargeMicros({
+        listCostTokens: 0.000001,
+        discountBasisPoints: 5001n,
+        terminal: false,
+        terminalSurchargePercent: 35n,
+      }),
+      0n,
+    );
     assert.throws(() => percentToBasisPoints(2.555));
   });
 });

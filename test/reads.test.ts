@@ -2,7 +2,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { csvCell } from '../src/http/csv.ts';
-import { assertLedgerBalanced, bearer, startServer, type TestServer, walletAccount } from './helpers/server.ts';
+import {
+  assertLedgerBalanced,
+  bearer,
+  startServer,
+  type TestServer,
+  walletAccount,
+} from './helpers/server.ts';
 
 let server: TestServer;
 let key: string;
@@ -15,7 +21,8 @@ after(async () => {
   await server.close();
 });
 
-const get = (path: string, headers: Record<string, string> = {}) => server.request('GET', path, { headers: { ...bearer(key), ...headers } });
+const get = (path: string, headers: Record<string, string> = {}) =>
+  server.request('GET', path, { headers: { ...bearer(key), ...headers } });
 
 describe('JSON reads', () => {
   test('the envelope has data and meta, 100 rows by default, newest first, marked as sample', async () => {
@@ -57,8 +64,13 @@ describe('JSON reads', () => {
     const from = dates[2] as string;
     const to = dates[5] as string;
     const res = await get(`/api/v1/data/equities/stock-prices?symbol=AAPL&from=${from}&to=${to}&sort=asc`);
-    assert.deepEqual(res.json.data.map((r: { date: string }) => r.date), dates.slice(2, 6));
-    const alias = await get(`/api/v1/data/equities/stock-prices?symbol=AAPL&start_date=${from}&end_date=${to}&order=asc`);
+    assert.deepEqual(
+      res.json.data.map((r: { date: string }) => r.date),
+      dates.slice(2, 6),
+    );
+    const alias = await get(
+      `/api/v1/data/equities/stock-prices?symbol=AAPL&start_date=${from}&end_date=${to}&order=asc`,
+    );
     assert.deepEqual(alias.json.data, res.json.data);
   });
 
@@ -86,7 +98,10 @@ describe('JSON reads', () => {
       pages++;
     } while (cursor);
     const whole = await get('/api/v1/data/equities/stock-prices?symbol=AAPL,MSFT&limit=1000&sort=asc');
-    assert.deepEqual(seen, whole.json.data.map((r: { symbol: string; date: string }) => `${r.symbol}@${r.date}`));
+    assert.deepEqual(
+      seen,
+      whole.json.data.map((r: { symbol: string; date: string }) => `${r.symbol}@${r.date}`),
+    );
     assert.equal(pages, Math.ceil(seen.length / 7));
   });
 });
@@ -94,7 +109,9 @@ describe('JSON reads', () => {
 describe('CSV reads', () => {
   test('format=csv and Accept: text/csv give the same CSV, with the cost headers', async () => {
     const byParam = await get('/api/v1/data/equities/stock-prices?symbol=AAPL&limit=3&format=csv');
-    const byAccept = await get('/api/v1/data/equities/stock-prices?symbol=AAPL&limit=3', { accept: 'text/csv' });
+    const byAccept = await get('/api/v1/data/equities/stock-prices?symbol=AAPL&limit=3', {
+      accept: 'text/csv',
+    });
     assert.equal(byParam.status, 200);
     assert.match(byParam.headers.get('content-type') ?? '', /^text\/csv/);
     assert.equal(byParam.text, byAccept.text);
@@ -154,11 +171,16 @@ describe('catalog', () => {
   test('every catalog key is readable by a live key', async () => {
     const all = await server.request('GET', '/api/v1/catalog');
     const { key: rich } = await walletAccount(server, 5000);
+    let burned = 0;
     for (const entry of all.json.data as { key: string; list_cost: number }[]) {
       const res = await server.request('GET', `/api/v1/data/${entry.key}?limit=2`, { headers: bearer(rich) });
       assert.equal(res.status, 200, `${entry.key}: ${res.text}`);
       assert.ok(res.json.data.length > 0, `${entry.key} has rows`);
-      assert.equal(res.headers.get('x-token-cost'), String(entry.list_cost), entry.key);
+      // Level 2 (2% off) from 500 tokens burned this month (spec 2.4).
+      const expected = burned >= 500 ? (entry.list_cost * 98) / 100 : entry.list_cost;
+      assert.equal(Number(res.headers.get('x-token-cost')), expected, entry.key);
+      burned += expected;
     }
+    assert.ok(burned > 500, 'the walk crossed into level 2');
   });
 });

@@ -2,7 +2,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DOW30, tonightWindow } from '../src/domain/recipes.ts';
-import { assertLedgerBalanced, bearer, publicTestKey, sandboxKey, startServer, type TestServer } from './helpers/server.ts';
+import {
+  assertLedgerBalanced,
+  bearer,
+  publicTestKey,
+  sandboxKey,
+  startServer,
+  type TestServer,
+} from './helpers/server.ts';
 
 let server: TestServer;
 before(async () => {
@@ -29,7 +36,10 @@ test('dow30-sandbox-smoke gives the latest close and change of all 30 constituen
   const res = await server.request('GET', '/api/v1/recipes/dow30-sandbox-smoke', { headers: bearer(key) });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.json.count, 30);
-  assert.deepEqual(res.json.constituents.map((c: { symbol: string }) => c.symbol), [...DOW30]);
+  assert.deepEqual(
+    res.json.constituents.map((c: { symbol: string }) => c.symbol),
+    [...DOW30],
+  );
   for (const c of res.json.constituents) {
     assert.equal(typeof c.close, 'number', c.symbol);
     assert.equal(typeof c.previous_close, 'number', c.symbol);
@@ -41,7 +51,9 @@ test('dow30-sandbox-smoke gives the latest close and change of all 30 constituen
 
 test('calendar-tonight lists events from now to 06:00 next morning in the given zone', async () => {
   const { key } = await publicTestKey(server);
-  const res = await server.request('GET', '/api/v1/recipes/calendar-tonight?tz=Europe/Berlin', { headers: bearer(key) });
+  const res = await server.request('GET', '/api/v1/recipes/calendar-tonight?tz=Europe/Berlin', {
+    headers: bearer(key),
+  });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.json.tz, 'Europe/Berlin');
   // 2026-11-21T15:00Z is 16:00 in Berlin; the window ends at 06:00 Berlin (05:00Z) the next day.
@@ -50,7 +62,9 @@ test('calendar-tonight lists events from now to 06:00 next morning in the given 
   assert.ok(res.json.count > 0);
   assert.equal(res.headers.get('x-request-tokens'), '0', 'public-test: notional');
   assert.equal(res.headers.get('x-token-cost'), '2');
-  const bad = await server.request('GET', '/api/v1/recipes/calendar-tonight?tz=Mars/Olympus', { headers: bearer(key) });
+  const bad = await server.request('GET', '/api/v1/recipes/calendar-tonight?tz=Mars/Olympus', {
+    headers: bearer(key),
+  });
   assert.equal(bad.status, 400);
   const unknown = await server.request('GET', '/api/v1/recipes/nope', { headers: bearer(key) });
   assert.equal(unknown.status, 404);
@@ -59,7 +73,13 @@ test('calendar-tonight lists events from now to 06:00 next morning in the given 
 
 test('the tonight window handles the early morning and daylight-saving changes', () => {
   // 03:00 New York on 2026-03-08 (the spring-forward day) -> until 06:00 EDT the same morning = 10:00Z.
-  assert.equal(new Date(tonightWindow(Date.parse('2026-03-08T08:00:00Z'), 'America/New_York').until).toISOString(), '2026-03-08T10:00:00.000Z');
+  assert.equal(
+    new Date(tonightWindow(Date.parse('2026-03-08T08:00:00Z'), 'America/New_York').until).toISOString(),
+    '2026-03-08T10:00:00.000Z',
+  );
   // 22:00 New York on 2026-10-31 -> 06:00 EST on 2026-11-01 = 11:00Z.
-  assert.equal(new Date(tonightWindow(Date.parse('2026-11-01T02:00:00Z'), 'America/New_York').until).toISOString(), '2026-11-01T11:00:00.000Z');
+  assert.equal(
+    new Date(tonightWindow(Date.parse('2026-11-01T02:00:00Z'), 'America/New_York').until).toISOString(),
+    '2026-11-01T11:00:00.000Z',
+  );
 });

@@ -28,7 +28,10 @@ function isRealDate(text: string): boolean {
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
 const fieldSampleSchema = z.strictObject({
-  values: z.array(z.union([z.string(), z.number()])).min(1, 'must list at least one value').optional(),
+  values: z
+    .array(z.union([z.string(), z.number()]))
+    .min(1, 'must list at least one value')
+    .optional(),
   min: z.number().optional(),
   max: z.number().optional(),
   decimals: z.number().int().min(0).max(10).optional(),
@@ -141,7 +144,8 @@ function checkDataset(value: unknown, ctx: Ctx): void {
   const ds = asRecord(value);
   if (!ds) return;
   const label = `dataset "${asString(ds.key) ?? '?'}"`;
-  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message: `${label}${message}` });
+  const issue = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path, message: `${label}${message}` });
 
   const fields = asArray(ds.fields).map(asRecord);
   const byName = new Map<string, { index: number; type: unknown }>();
@@ -171,10 +175,14 @@ function checkDataset(value: unknown, ctx: Ctx): void {
   entityFields.forEach((raw, k) => {
     const name = asString(raw);
     if (name === undefined) return;
-    if (entitySeen.has(name)) issue(['entity_fields', k], ` field "${name}": listed twice in entity_fields`);
+    if (entitySeen.has(name)) {
+      issue(['entity_fields', k], ` field "${name}": listed twice in entity_fields`);
+      return;
+    }
     entitySeen.add(name);
     if (!byName.has(name)) issue(['entity_fields', k], `: entity field "${name}" is not one of its fields`);
-    if (name === timeField) issue(['entity_fields', k], ` field "${name}": the time field cannot also be an entity field`);
+    if (name === timeField)
+      issue(['entity_fields', k], ` field "${name}": the time field cannot also be an entity field`);
   });
   if (entityFields.length === 0 && entities !== undefined && entities !== 1)
     issue(['sample', 'entities'], `: sample.entities must be 1 when entity_fields is empty`);
@@ -193,7 +201,10 @@ function checkDataset(value: unknown, ctx: Ctx): void {
     const perPeriod = typeof sample.per_period === 'number' ? sample.per_period : 1;
     const rows = sample.periods * entities * perPeriod;
     if (rows > MAX_SAMPLE_ROWS)
-      issue(['sample'], `: sample makes ${rows} rows (entities x periods x per_period); the limit is ${MAX_SAMPLE_ROWS}`);
+      issue(
+        ['sample'],
+        `: sample makes ${rows} rows (entities x periods x per_period); the limit is ${MAX_SAMPLE_ROWS}`,
+      );
   }
 
   fields.forEach((f, index) => {
@@ -202,7 +213,8 @@ function checkDataset(value: unknown, ctx: Ctx): void {
     const s = asRecord(f?.sample);
     if (!s || !type || !(fieldTypes as readonly string[]).includes(type)) return;
     const at = (...rest: (string | number)[]) => ['fields', index, 'sample', ...rest];
-    const fieldIssue = (path: (string | number)[], message: string) => issue(path, ` field "${name}": ${message}`);
+    const fieldIssue = (path: (string | number)[], message: string) =>
+      issue(path, ` field "${name}": ${message}`);
     const numeric = type === 'integer' || type === 'number';
     const isTime = name === timeField;
     const isEntity = entitySeen.has(name);
@@ -215,14 +227,21 @@ function checkDataset(value: unknown, ctx: Ctx): void {
       fieldIssue(at('min'), `sample.min (${s.min}) is greater than sample.max (${s.max})`);
     if ((s.min !== undefined || s.max !== undefined) && !numeric && type !== 'date' && type !== 'datetime')
       fieldIssue(at('min'), 'sample.min/max apply to numeric fields (and to dates, as day offsets)');
-    if (s.decimals !== undefined && type !== 'number') fieldIssue(at('decimals'), 'sample.decimals applies to number fields');
-    if (s.walk !== undefined && !numeric) fieldIssue(at('walk'), 'sample.walk applies to integer and number fields');
-    if (s.walk === true && isEntity) fieldIssue(at('walk'), 'an entity field is constant per entity and cannot walk');
-    if (s.times !== undefined && type !== 'datetime') fieldIssue(at('times'), 'sample.times applies to datetime fields');
+    if (s.decimals !== undefined && type !== 'number')
+      fieldIssue(at('decimals'), 'sample.decimals applies to number fields');
+    if (s.walk !== undefined && !numeric)
+      fieldIssue(at('walk'), 'sample.walk applies to integer and number fields');
+    if (s.walk === true && isEntity)
+      fieldIssue(at('walk'), 'an entity field is constant per entity and cannot walk');
+    if (s.times !== undefined && type !== 'datetime')
+      fieldIssue(at('times'), 'sample.times applies to datetime fields');
     if (isTime && s.times !== undefined && step === 'hour')
       fieldIssue(at('times'), 'sample.times on the time field needs a step of a day or more, not "hour"');
     if (isTime && (s.values !== undefined || s.min !== undefined || s.max !== undefined))
-      fieldIssue(at(), 'the time field takes its values from dataset.sample (from, step, periods); remove values/min/max');
+      fieldIssue(
+        at(),
+        'the time field takes its values from dataset.sample (from, step, periods); remove values/min/max',
+      );
     if ((isTime || isEntity) && s.null_rate !== undefined)
       fieldIssue(at('null_rate'), 'time and entity fields are never null; remove sample.null_rate');
     const values = asArray(s.values);
@@ -274,7 +293,9 @@ export function loadCatalogFile(path: string): CatalogFile {
   const result = catalogFileSchema.safeParse(input);
   if (!result.success) {
     const lines = formatCatalogIssues(result.error, input);
-    throw new Error(`Invalid catalog file ${path} (${lines.length} problem${lines.length === 1 ? '' : 's'}):\n${lines.map((l) => `  - ${l}`).join('\n')}`);
+    throw new Error(
+      `Invalid catalog file ${path} (${lines.length} problem${lines.length === 1 ? '' : 's'}):\n${lines.map((l) => `  - ${l}`).join('\n')}`,
+    );
   }
   return result.data;
 }

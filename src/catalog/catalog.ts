@@ -63,7 +63,11 @@ function similarity(a: string, b: string): number {
     previous[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const above = previous[j] as number;
-      previous[j] = Math.min(above + 1, (previous[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous[j] = Math.min(
+        above + 1,
+        (previous[j - 1] as number) + 1,
+        diagonal + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
       diagonal = above;
     }
   }

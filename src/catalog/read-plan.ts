@@ -32,9 +32,18 @@ export const readOptionsShape = {
     .min(1)
     .max(MAX_LIMIT)
     .optional()
-    .describe(`Rows per page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). One request is one read, whatever the page size.`),
-  cursor: z.string().max(1024).optional().describe('Opaque cursor from meta.next_cursor of the previous page.'),
-  sort: z.enum(['asc', 'desc']).optional().describe('Order by the time field: desc (newest first, default) or asc.'),
+    .describe(
+      `Rows per page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). One request is one read, whatever the page size.`,
+    ),
+  cursor: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe('Opaque cursor from meta.next_cursor of the previous page.'),
+  sort: z
+    .enum(['asc', 'desc'])
+    .optional()
+    .describe('Order by the time field: desc (newest first, default) or asc.'),
 };
 
 export interface ReadParams {
@@ -76,19 +85,26 @@ export class CursorCodec {
   }
 
   encode(fingerprint: string, position: { t: string; id: number }): string {
-    const payload = Buffer.from(JSON.stringify({ f: fingerprint, t: position.t, i: position.id })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ f: fingerprint, t: position.t, i: position.id })).toString(
+      'base64url',
+    );
     return `${payload}.${this.#mac(payload).toString('base64url')}`;
   }
 
   decode(cursor: string, fingerprint: string): { t: string; id: number } {
     const [payload, mac, extra] = cursor.split('.');
-    if (!payload || !mac || extra !== undefined) throw new AppError('invalid_cursor', 'The cursor is not one this service issued.');
+    if (!payload || !mac || extra !== undefined)
+      throw new AppError('invalid_cursor', 'The cursor is not one this service issued.');
     const given = Buffer.from(mac, 'base64url');
     const expected = this.#mac(payload);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new AppError('invalid_cursor', 'The cursor is not one this service issued.');
     }
-    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { f: string; t: string; i: number };
+    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+      f: string;
+      t: string;
+      i: number;
+    };
     if (decoded.f !== fingerprint) {
       throw new AppError(
         'invalid_cursor',
@@ -110,10 +126,15 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
       const allowed = [...entityFields].join(', ') || 'none';
       throw invalid(`Unknown parameter or filter "${name}". This dataset filters by: ${allowed}.`, name);
     }
-    const cleaned = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
+    const cleaned = values
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter((v) => v.length > 0);
     if (cleaned.length === 0) throw invalid(`Filter "${name}" needs at least one value.`, name);
-    if (cleaned.length > MAX_FILTER_VALUES) throw invalid(`Filter "${name}" takes at most ${MAX_FILTER_VALUES} values.`, name);
-    if (cleaned.some((v) => v.length > 128)) throw invalid(`Filter "${name}" has a value longer than 128 characters.`, name);
+    if (cleaned.length > MAX_FILTER_VALUES)
+      throw invalid(`Filter "${name}" takes at most ${MAX_FILTER_VALUES} values.`, name);
+    if (cleaned.some((v) => v.length > 128))
+      throw invalid(`Filter "${name}" has a value longer than 128 characters.`, name);
     filters[name] = [...new Set(cleaned)].sort();
   }
 
@@ -121,11 +142,19 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
   if (params.fields !== undefined) {
     fields = [...new Set(params.fields.map((f) => f.trim()).filter((f) => f.length > 0))];
     const unknown = fields.filter((f) => !fieldNames.has(f));
-    if (unknown.length > 0) throw invalid(`Unknown field(s): ${unknown.join(', ')}. See GET /api/v1/catalog/${entry.key}.`, 'fields');
+    if (unknown.length > 0)
+      throw invalid(
+        `Unknown field(s): ${unknown.join(', ')}. See GET /api/v1/catalog/${entry.key}.`,
+        'fields',
+      );
     if (fields.length === 0) throw invalid('"fields" names no field.', 'fields');
   }
 
-  if (params.from !== undefined && params.to !== undefined && params.from.slice(0, 10) > params.to.slice(0, 10)) {
+  if (
+    params.from !== undefined &&
+    params.to !== undefined &&
+    params.from.slice(0, 10) > params.to.slice(0, 10)
+  ) {
     throw invalid('"from" is after "to".', 'from');
   }
   const toExclusive =

@@ -19,7 +19,8 @@ import type { DatasetDef, FieldDef, Row, SampleStep, Scalar } from './types.ts';
  *   Without `times`, the rows of a period are spread evenly over the hour or the day.
  * - `walk` fields start at `values[i]` for entity i when `values` is given (a per-entity level,
  *   e.g. a stock's price), otherwise inside [min, max]; they move multiplicatively (so a level
- *   never changes sign and a zero stays zero) and reflect off min/max when those are given.
+ *   never changes sign and a zero stays zero), revert slowly towards the start level and reflect
+ *   off min/max when those are given.
  * - Date and datetime fields other than the time field are offsets from the row's time:
  *   `min`/`max` are whole days (default 0), datetimes take a time from `times` or a random one.
  * - Boolean fields pick from `values` (1/0 or "true"/"false"; repeat a value to weight it),
@@ -35,32 +36,41 @@ export function generateSampleRows(def: DatasetDef): Row[] {
   const perPeriod = Math.max(1, sample.per_period ?? 1);
   const timeField = def.fields.find((f) => f.name === def.time_field);
   const timeIsDate = timeField?.type === 'date';
-  const timeSlots = timeField?.sample?.times ?? [];
+  const timeSlots = (timeField?.sample?.times ?? []).map(hhmmMs);
   const entitySet = new Set(def.entity_fields);
   const entityFields = def.fields.filter((f) => entitySet.has(f.name));
   const otherFields = def.fields.filter((f) => f.name !== def.time_field && !entitySet.has(f.name));
   const ohlc = findOhlc(def.fields, entitySet, def.time_field);
-  const otherPlan = otherFields.filter((f) => !(ohlc && (f.name === 'open' || f.name === 'high' || f.name === 'low')));
+  const otherPlan = otherFields.filter(
+    (f) => !(ohlc && (f.name === 'open' || f.name === 'high' || f.name === 'low')),
+  );
   const stepSigma = WALK_SIGMA[sample.step] / Math.sqrt(perPeriod);
   const fromMs = parseDateMs(sample.from);
   const fromIsMonthEnd = isMonthEnd(fromMs);
   const datasetName = def.key.slice(def.key.indexOf('/') + 1);
 
-  // Per-entity constants and state.
+  // Walk state lives in one array per entity, indexed by the field's position in `otherPlan`.
+  const isWalk = otherPlan.map(
+    (f) => f.sample?.walk === true && (f.type === 'integer' || f.type === 'number'),
+  );
+  const entityNames = entityFields.map((f) => f.name);
+  const planNames = otherPlan.map((f) => f.name);
   const entityValues: Scalar[][] = [];
-  const walkState: Map<string, number>[] = [];
+  const walkState: number[][] = [];
+  const walkAnchor: number[][] = [];
   const prevClose: (number | null)[] = [];
   for (let i = 0; i < sample.entities; i++) {
     entityValues.push(entityFields.map((f) => entityValue(f, i)));
-    const walks = new Map<string, number>();
-    for (const f of otherFields) {
-      if (f.sample?.walk && (f.type === 'integer' || f.type === 'number')) walks.set(f.name, walkStart(f, i, rng));
-    }
-    walkState.push(walks);
+    const starts = otherPlan.map((f, k) => (isWalk[k] ? walkStart(f, i, rng) : 0));
+    walkState.push(starts);
+    walkAnchor.push([...starts]);
     prevClose.push(null);
   }
 
-  const keyed: { t: string; e: number; j: number; row: Row }[] = [];
+  // Every row starts as a copy of one template, so all rows share a shape and keep catalog field order.
+  const template: Row = {};
+  for (const f of def.fields) template[f.name] = null;
+  const keyed: { t: number; e: number; j: number; row: Row }[] = [];
   let seq = 0;
   for (let p = 0; p < sample.periods; p++) {
     const periodMs = periodStartMs(fromMs, sample.step, p, fromIsMonthEnd);
@@ -68,25 +78,33 @@ export function generateSampleRows(def: DatasetDef): Row[] {
       for (let j = 0; j < perPeriod; j++) {
         seq++;
         const timeMs = rowTimeMs(periodMs, sample.step, timeSlots, i, j, perPeriod, timeIsDate);
-        const t = timeIsDate ? isoDate(timeMs) : isoDateTime(timeMs);
-        const row: Row = {};
-        // Pre-set every key so rows list their fields in catalog order.
-        for (const f of def.fields) row[f.name] = null;
-        row[def.time_field] = t;
+        const row: Row = { ...template };
+        row[def.time_field] = timeIsDate ? isoDate(timeMs) : isoDateTime(timeMs);
         const ev = entityValues[i] ?? [];
-        entityFields.forEach((f, k) => {
-          row[f.name] = ev[k] ?? null;
-        });
-        const walks = walkState[i] ?? new Map<string, number>();
-        for (const f of otherPlan) {
-          row[f.name] = fieldValue(f, row, timeMs, walks, stepSigma, seq, datasetName, rng);
+        for (let k = 0; k < entityNames.length; k++) row[entityNames[k] as string] = ev[k] ?? null;
+        const walks = walkState[i] ?? [];
+        const anchors = walkAnchor[i] ?? [];
+        for (let k = 0; k < otherPlan.length; k++) {
+          const f = otherPlan[k] as FieldDef;
+          let value: Scalar;
+          if (isWalk[k]) {
+            const level = walks[k] ?? 0;
+            if (f.sample?.null_rate && rng() < f.sample.null_rate) value = null;
+            else {
+              walks[k] = walkStep(f, level, anchors[k] ?? level, stepSigma, rng);
+              value = f.type === 'integer' ? Math.round(level) : roundTo(level, decimalsOf(f));
+            }
+          } else {
+            value = fieldValue(f, row, timeMs, seq, datasetName, rng);
+          }
+          row[planNames[k] as string] = value;
         }
         if (ohlc) applyOhlc(ohlc, row, i, prevClose, rng);
-        keyed.push({ t, e: i, j, row });
+        keyed.push({ t: timeMs, e: i, j, row });
       }
     }
   }
-  keyed.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.e - b.e || a.j - b.j));
+  keyed.sort((a, b) => a.t - b.t || a.e - b.e || a.j - b.j);
   return keyed.map((k) => k.row);
 }
 
@@ -165,7 +183,7 @@ function hhmmMs(text: string): number {
 function rowTimeMs(
   periodMs: number,
   step: SampleStep,
-  times: readonly string[],
+  times: readonly number[],
   entity: number,
   j: number,
   perPeriod: number,
@@ -173,19 +191,33 @@ function rowTimeMs(
 ): number {
   if (timeIsDate) return periodMs;
   if (step !== 'hour' && times.length > 0) {
-    const slot = times[(entity * perPeriod + j) % times.length] ?? '00:00';
-    return periodMs + hhmmMs(slot);
+    return periodMs + (times[(entity * perPeriod + j) % times.length] ?? 0);
   }
   const spanSeconds = step === 'hour' ? 3600 : 86_400;
   return periodMs + Math.floor((j * spanSeconds) / perPeriod) * 1000;
 }
 
+// Formatting dates dominated generation time, so each day's string is built once (the cache holds
+// at most the days the catalog's samples span).
+const dayStrings = new Map<number, string>();
+
 function isoDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const day = Math.floor(ms / MS_DAY);
+  let text = dayStrings.get(day);
+  if (text === undefined) {
+    text = new Date(day * MS_DAY).toISOString().slice(0, 10);
+    dayStrings.set(day, text);
+  }
+  return text;
 }
 
+const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
+
 function isoDateTime(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  const seconds = Math.floor((ms - Math.floor(ms / MS_DAY) * MS_DAY) / 1000);
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  return `${isoDate(ms)}T${pad2(h)}:${pad2(m)}:${pad2(seconds % 60)}Z`;
 }
 
 function roundTo(x: number, decimals: number): number {
@@ -237,8 +269,16 @@ function walkStart(f: FieldDef, i: number, rng: () => number): number {
   return min + (max - min) * (0.2 + 0.6 * rng());
 }
 
-function walkStep(f: FieldDef, v: number, sigma: number, rng: () => number): number {
-  let next = v * Math.exp(sigma * gaussian(rng));
+// Pull towards the start level per step: long samples (three years of daily calendar values) stay
+// near their real scale instead of drifting off, while a month of prices still moves freely.
+const WALK_REVERSION = 0.02;
+
+function walkStep(f: FieldDef, v: number, anchor: number, sigma: number, rng: () => number): number {
+  const shock = sigma * gaussian(rng);
+  let next =
+    v === 0 || anchor === 0 || v / anchor <= 0
+      ? v * Math.exp(shock)
+      : v * Math.exp(shock + WALK_REVERSION * Math.log(anchor / v));
   const { min, max } = f.sample ?? {};
   if (max !== undefined && next > max) next = Math.max(min ?? -Infinity, 2 * max - next);
   if (min !== undefined && next < min) next = Math.min(max ?? Infinity, 2 * min - next);
@@ -253,23 +293,35 @@ function hex(rng: () => number, length: number): string {
   return out;
 }
 
-function fallbackString(f: FieldDef, row: Row, timeMs: number, seq: number, datasetName: string, rng: () => number): string {
+function fallbackString(
+  f: FieldDef,
+  row: Row,
+  timeMs: number,
+  seq: number,
+  datasetName: string,
+  rng: () => number,
+): string {
   const name = f.name;
-  const ymd = isoDate(timeMs).replace(/-/g, '');
+  const day = isoDate(timeMs);
+  const ymd = day.slice(0, 4) + day.slice(5, 7) + day.slice(8, 10);
   if (name.includes('accession')) {
     const cikField = CIK_FIELDS.find((c) => row[c] !== undefined && row[c] !== null);
-    const cik = cikField ? String(row[cikField]).replace(/^0+/, '') : String(1_000_000 + Math.floor(rng() * 900_000));
+    const cik = cikField
+      ? String(row[cikField]).replace(/^0+/, '')
+      : String(1_000_000 + Math.floor(rng() * 900_000));
     const serial = String(Math.floor(rng() * 1_000_000)).padStart(6, '0');
     return `${cik.padStart(10, '0')}-${ymd.slice(2, 4)}-${serial}`;
   }
   if (name === 'sha256' || name.endsWith('_sha256')) return hex(rng, 64);
-  if (name === 'md5' || name.endsWith('_md5') || name.endsWith('_hash') || name === 'etag') return hex(rng, 32);
+  if (name === 'md5' || name.endsWith('_md5') || name.endsWith('_hash') || name === 'etag')
+    return hex(rng, 32);
   // 10.5555 is Crossref's test prefix: a sample DOI never resolves to a real work.
   if (name === 'doi' || name.endsWith('_doi')) return `10.5555/${datasetName}.${seq}`;
   if (name === 'id' || name === 'guid' || name.endsWith('_id')) {
     return `${name.replace(/_id$/, '').replace(/_/g, '-')}-${ymd}-${String(seq).padStart(5, '0')}`;
   }
-  if (name === 'url' || name.endsWith('_url') || name === 'link') return `https://example.com/sample/${datasetName}/${seq}`;
+  if (name === 'url' || name.endsWith('_url') || name === 'link')
+    return `https://example.com/sample/${datasetName}/${seq}`;
   return `${name.replace(/_/g, '-')}-${1 + Math.floor(rng() * 999)}`;
 }
 
@@ -277,19 +329,12 @@ function fieldValue(
   f: FieldDef,
   row: Row,
   timeMs: number,
-  walks: Map<string, number>,
-  sigma: number,
   seq: number,
   datasetName: string,
   rng: () => number,
 ): Scalar {
   const s = f.sample;
   if (s?.null_rate && rng() < s.null_rate) return null;
-  const walked = walks.get(f.name);
-  if (walked !== undefined) {
-    walks.set(f.name, walkStep(f, walked, sigma, rng));
-    return f.type === 'integer' ? Math.round(walked) : roundTo(walked, decimalsOf(f));
-  }
   const values = s?.values;
   if (values && values.length > 0 && f.type !== 'date' && f.type !== 'datetime') {
     return coerce(f, values[Math.floor(rng() * values.length)] as string | number);
@@ -312,7 +357,8 @@ function fieldValue(
       if (values && values.length > 0) return String(values[Math.floor(rng() * values.length)]);
       const min = Math.round(s?.min ?? 0);
       const max = Math.round(s?.max ?? min);
-      const dayMs = Math.floor(timeMs / MS_DAY) * MS_DAY + (min + Math.floor(rng() * (max - min + 1))) * MS_DAY;
+      const dayMs =
+        Math.floor(timeMs / MS_DAY) * MS_DAY + (min + Math.floor(rng() * (max - min + 1))) * MS_DAY;
       if (f.type === 'date') return isoDate(dayMs);
       const times = s?.times;
       const tod =
@@ -337,17 +383,31 @@ interface OhlcFields {
 
 function findOhlc(fields: readonly FieldDef[], entity: Set<string>, timeField: string): OhlcFields | null {
   const numeric = (name: string) =>
-    fields.find((f) => f.name === name && (f.type === 'number' || f.type === 'integer') && !entity.has(name) && name !== timeField);
+    fields.find(
+      (f) =>
+        f.name === name &&
+        (f.type === 'number' || f.type === 'integer') &&
+        !entity.has(name) &&
+        name !== timeField,
+    );
   const open = numeric('open');
   const high = numeric('high');
   const low = numeric('low');
   const close = numeric('close');
   if (!open || !high || !low || !close) return null;
-  const adjusted = [numeric('adj_close'), numeric('adjusted_close')].filter((f): f is FieldDef => f !== undefined);
+  const adjusted = [numeric('adj_close'), numeric('adjusted_close')].filter(
+    (f): f is FieldDef => f !== undefined,
+  );
   return { open, high, low, close, vwap: numeric('vwap'), adjusted };
 }
 
-function applyOhlc(o: OhlcFields, row: Row, entity: number, prevClose: (number | null)[], rng: () => number): void {
+function applyOhlc(
+  o: OhlcFields,
+  row: Row,
+  entity: number,
+  prevClose: (number | null)[],
+  rng: () => number,
+): void {
   const close = row[o.close.name];
   if (typeof close !== 'number') {
     row[o.open.name] = null;
@@ -365,7 +425,8 @@ function applyOhlc(o: OhlcFields, row: Row, entity: number, prevClose: (number |
   row[o.open.name] = open;
   row[o.high.name] = high;
   row[o.low.name] = low;
-  if (o.vwap && row[o.vwap.name] !== null) row[o.vwap.name] = roundTo(low + (high - low) * (0.3 + 0.4 * rng()), decimalsOf(o.vwap));
+  if (o.vwap && row[o.vwap.name] !== null)
+    row[o.vwap.name] = roundTo(low + (high - low) * (0.3 + 0.4 * rng()), decimalsOf(o.vwap));
   for (const adj of o.adjusted) if (row[adj.name] !== null) row[adj.name] = close;
   prevClose[entity] = close;
 }

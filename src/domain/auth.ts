@@ -33,7 +33,8 @@ export class Authenticator {
   }
 
   async #byKey(secret: string, channel: Channel): Promise<Caller> {
-    if (!looksLikeKey(secret)) throw new AppError('invalid_key', 'The key is not a valid key of this service.');
+    if (!looksLikeKey(secret))
+      throw new AppError('invalid_key', 'The key is not a valid key of this service.');
     const digest = digestKey(secret);
     const found = await this.#store.findKeyByDigest(digest);
     if (!found || !digestsEqual(found.key.digest, digest)) {
@@ -43,7 +44,8 @@ export class Authenticator {
     const now = this.#now();
     if (key.revokedAt !== null) throw new AppError('key_revoked', 'This key has been revoked.');
     const endsAt = key.kind === 'public_test' ? this.#publicTestEndsAt() : null;
-    const expiresAt = endsAt !== null && (key.expiresAt === null || endsAt < key.expiresAt) ? endsAt : key.expiresAt;
+    const expiresAt =
+      endsAt !== null && (key.expiresAt === null || endsAt < key.expiresAt) ? endsAt : key.expiresAt;
     if (expiresAt !== null && expiresAt <= now) {
       throw new AppError('key_expired', `This key expired at ${new Date(expiresAt).toISOString()}.`, {
         expired_at: new Date(expiresAt).toISOString(),
@@ -60,6 +62,14 @@ export class Authenticator {
     if (!wallet) throw new AppError('invalid_session', 'The session token is not valid.');
     // A Terminal session's reads carry the Terminal surcharge whatever face they come through.
     const effective: Channel = claims.channel === 'terminal' ? 'terminal' : channel;
-    return { kind: 'session', key: null, account, wallet, channel: effective, expiresAt: claims.expiresAt, sessionId: claims.sessionId };
+    return {
+      kind: 'session',
+      key: null,
+      account,
+      wallet,
+      channel: effective,
+      expiresAt: claims.expiresAt,
+      sessionId: claims.sessionId,
+    };
   }
 }

@@ -83,7 +83,13 @@ export class Credentials {
     await store.createWallet(walletId, null, utcMonth(now));
     const grantMicros = tokensToMicros(config.sandbox.token_grant);
     if (grantMicros > 0n) {
-      await store.credit({ walletId, kind: 'grant', amountMicros: grantMicros, at: now, memo: 'sandbox grant' });
+      await store.credit({
+        walletId,
+        kind: 'grant',
+        amountMicros: grantMicros,
+        at: now,
+        memo: 'sandbox grant',
+      });
     }
     const fresh = newKey('sandbox');
     const record = keyRecord('sandbox', fresh, walletId, null, now, now + config.sandbox.ttl_hours * HOUR_MS);
@@ -103,10 +109,13 @@ export class Credentials {
   async registerPublicTest(
     email: string,
     password: string,
-  ): Promise<IssuedKey & { account: AccountRecord; created: boolean; rotated: boolean; grantCredited: boolean }> {
+  ): Promise<
+    IssuedKey & { account: AccountRecord; created: boolean; rotated: boolean; grantCredited: boolean }
+  > {
     const { config, store } = this.#deps;
     const fpt = config.pricing.free_public_test;
-    if (!fpt.enabled || !fpt.issuance_enabled) throw new AppError('forbidden', 'Public-test registration is closed.');
+    if (!fpt.enabled || !fpt.issuance_enabled)
+      throw new AppError('forbidden', 'Public-test registration is closed.');
     const now = this.#deps.now();
     if (fpt.ends_at !== null && Date.parse(fpt.ends_at) <= now) {
       throw new AppError('public_test_window_closed', 'The free public test has ended.');
@@ -120,7 +129,14 @@ export class Credentials {
       const passwordHash = await hashPassword(password);
       try {
         account = await store.createAccount(
-          { id: newId('acc'), email: normalized, passwordHash, walletId: newId('wal'), createdAt: now, publicTestStartedAt: now },
+          {
+            id: newId('acc'),
+            email: normalized,
+            passwordHash,
+            walletId: newId('wal'),
+            createdAt: now,
+            publicTestStartedAt: now,
+          },
           utcMonth(now),
         );
         created = true;
@@ -155,7 +171,14 @@ export class Credentials {
     const expiresAt = Math.min(now + fpt.key_ttl_days * DAY_MS, windowEnd);
     const record = keyRecord('public_test', fresh, account.walletId, account.id, now, expiresAt);
     await store.replaceKeys(account.id, 'public_test', record, now);
-    return { secret: fresh.secret, record, account, created, rotated: !created, grantCredited: !grant.duplicate };
+    return {
+      secret: fresh.secret,
+      record,
+      account,
+      created,
+      rotated: !created,
+      grantCredited: !grant.duplicate,
+    };
   }
 
   async #checkPassword(account: AccountRecord, password: string): Promise<void> {
@@ -174,9 +197,14 @@ export class Credentials {
     return { token, session, account };
   }
 
-  async createLiveKey(account: AccountRecord, name: string | null, expiresAt: number | null): Promise<IssuedKey> {
+  async createLiveKey(
+    account: AccountRecord,
+    name: string | null,
+    expiresAt: number | null,
+  ): Promise<IssuedKey> {
     const now = this.#deps.now();
-    if (expiresAt !== null && expiresAt <= now) throw new AppError('invalid_request', '"expires_at" must be in the future.');
+    if (expiresAt !== null && expiresAt <= now)
+      throw new AppError('invalid_request', '"expires_at" must be in the future.');
     const fresh = newKey('live');
     const record = keyRecord('live', fresh, account.walletId, account.id, now, expiresAt, name);
     await this.#deps.store.insertKey(record);
@@ -186,7 +214,8 @@ export class Credentials {
   async revokeKey(account: AccountRecord, keyId: string): Promise<KeyRecord> {
     const { store } = this.#deps;
     const key = await store.getKey(keyId);
-    if (!key || key.accountId !== account.id) throw new AppError('not_found', `No key ${keyId} on this account.`);
+    if (!key || key.accountId !== account.id)
+      throw new AppError('not_found', `No key ${keyId} on this account.`);
     await store.revokeKey(keyId, this.#deps.now());
     return (await store.getKey(keyId)) as KeyRecord;
   }

@@ -4,7 +4,11 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 export const keyKinds = ['sandbox', 'public_test', 'live'] as const;
 export type KeyKind = (typeof keyKinds)[number];
 
-const prefixByKind: Record<KeyKind, string> = { sandbox: 'tmd_sbx_', public_test: 'tmd_fpt_', live: 'tmd_live_' };
+const prefixByKind: Record<KeyKind, string> = {
+  sandbox: 'tmd_sbx_',
+  public_test: 'tmd_fpt_',
+  live: 'tmd_live_',
+};
 const keyPattern = /^tmd_(sbx|fpt|live)_[A-Za-z0-9_-]{43}$/;
 
 export interface NewKey {
@@ -16,7 +20,11 @@ export interface NewKey {
 
 export function newKey(kind: KeyKind): NewKey {
   const secret = `${prefixByKind[kind]}${randomBytes(32).toString('base64url')}`;
-  return { secret, digest: digestKey(secret), displayPrefix: `${secret.slice(0, prefixByKind[kind].length + 4)}…` };
+  return {
+    secret,
+    digest: digestKey(secret),
+    displayPrefix: `${secret.slice(0, prefixByKind[kind].length + 4)}…`,
+  };
 }
 
 /** Rejects junk before any store lookup; a well-formed key still has to match a stored digest. */

@@ -52,7 +52,8 @@ export function quote(deps: MeterDeps, caller: Caller, items: readonly MeteredIt
   const now = deps.now();
   const listCost = items.reduce((sum, item) => sum + item.listCost, 0);
   const costMicros = priceRead(deps.pricing, listCost, tierOf(deps, caller, now), caller.channel);
-  const entitled = !(caller.kind === 'sandbox' || caller.kind === 'public_test') || items.every((item) => item.p0);
+  const entitled =
+    !(caller.kind === 'sandbox' || caller.kind === 'public_test') || items.every((item) => item.p0);
   const zeroBurn = caller.kind === 'public_test';
   return { listCost, costMicros, burnMicros: zeroBurn ? 0n : costMicros, entitled };
 }
@@ -112,7 +113,10 @@ export async function meter<T>(
 
   if (burnMicros === 0n) {
     await deps.store.recordUsage({ ...usage, burnedMicros: 0n, outcome: 'notional' });
-    return { value, cost: { costMicros, burnedMicros: 0n, balanceMicros: caller.wallet.balanceMicros, outcome: 'notional' } };
+    return {
+      value,
+      cost: { costMicros, burnedMicros: 0n, balanceMicros: caller.wallet.balanceMicros, outcome: 'notional' },
+    };
   }
 
   const debit = await deps.store.debit({
@@ -122,7 +126,10 @@ export async function meter<T>(
     usage: { ...usage, burnedMicros: burnMicros, outcome: 'charged' },
   });
   if (debit.ok) {
-    return { value, cost: { costMicros, burnedMicros: burnMicros, balanceMicros: debit.balanceMicros, outcome: 'charged' } };
+    return {
+      value,
+      cost: { costMicros, burnedMicros: burnMicros, balanceMicros: debit.balanceMicros, outcome: 'charged' },
+    };
   }
   if (grandfatherable) {
     // early_bird (DECISIONS): never refused with 402; what the wallet cannot cover is served at zero burn.

@@ -32,7 +32,8 @@ export function formatMicros(micros: bigint): string {
 /** A percentage from configuration (e.g. 2.0, 12.5) as integer basis points; config validation keeps it exact. */
 export function percentToBasisPoints(percent: number): bigint {
   const bp = Math.round(percent * 100);
-  if (Math.abs(bp - percent * 100) > 1e-9) throw new RangeError(`percentage ${percent} has more than 2 decimals`);
+  if (Math.abs(bp - percent * 100) > 1e-9)
+    throw new RangeError(`percentage ${percent} has more than 2 decimals`);
   return BigInt(bp);
 }
 

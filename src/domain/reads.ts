@@ -38,7 +38,8 @@ export class DataReads {
     const entry = this.#deps.catalog.resolve(key);
     if (!entry) {
       const suggestions = this.#deps.catalog.suggest(key);
-      const hint = suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ' See GET /api/v1/catalog.';
+      const hint =
+        suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ' See GET /api/v1/catalog.';
       throw new AppError('dataset_not_found', `No dataset "${key}".${hint}`, { suggestions });
     }
     return entry;
@@ -60,7 +61,12 @@ export class DataReads {
     const store = this.#deps.store;
     let found = await store.datasetSource(entry.dataset.key);
     if (!found) {
-      await store.loadRows(entry.dataset.key, entry.dataset.time_field, generateSampleRows(entry.dataset), 'sample');
+      await store.loadRows(
+        entry.dataset.key,
+        entry.dataset.time_field,
+        generateSampleRows(entry.dataset),
+        'sample',
+      );
       found = await store.datasetSource(entry.dataset.key);
     }
     const source = found?.source ?? 'sample';
@@ -86,7 +92,12 @@ export class DataReads {
     return this.#deps;
   }
 
-  async read(caller: Caller, requestId: string, key: string, params: ReadParams): Promise<Metered<ReadResult>> {
+  async read(
+    caller: Caller,
+    requestId: string,
+    key: string,
+    params: ReadParams,
+  ): Promise<Metered<ReadResult>> {
     const entry = this.resolve(key);
     const item = { label: entry.key, listCost: entry.listCost, p0: entry.p0 };
     return meter(this.#deps, caller, requestId, entry.key, [item], async () => {

@@ -6,9 +6,36 @@ import { type Metered, meter } from './metering.ts';
 import { type DataReads, parseRow } from './reads.ts';
 
 export const DOW30 = [
-  'AAPL', 'AMGN', 'AMZN', 'AXP', 'BA', 'CAT', 'CRM', 'CSCO', 'CVX', 'DIS',
-  'GS', 'HD', 'HON', 'IBM', 'JNJ', 'JPM', 'KO', 'MCD', 'MMM', 'MRK',
-  'MSFT', 'NKE', 'NVDA', 'PG', 'SHW', 'TRV', 'UNH', 'V', 'VZ', 'WMT',
+  'AAPL',
+  'AMGN',
+  'AMZN',
+  'AXP',
+  'BA',
+  'CAT',
+  'CRM',
+  'CSCO',
+  'CVX',
+  'DIS',
+  'GS',
+  'HD',
+  'HON',
+  'IBM',
+  'JNJ',
+  'JPM',
+  'KO',
+  'MCD',
+  'MMM',
+  'MRK',
+  'MSFT',
+  'NKE',
+  'NVDA',
+  'PG',
+  'SHW',
+  'TRV',
+  'UNH',
+  'V',
+  'VZ',
+  'WMT',
 ] as const;
 
 export interface RecipeInfo {
@@ -27,7 +54,8 @@ export const recipes: readonly RecipeInfo[] = [
     name: 'dow30-sandbox-smoke',
     path: '/api/v1/recipes/dow30-sandbox-smoke',
     title: 'Dow 30: latest close and change',
-    description: 'The latest close of each Dow Jones Industrial Average constituent, with the change from the previous close.',
+    description:
+      'The latest close of each Dow Jones Industrial Average constituent, with the change from the previous close.',
     reads: [recipeDatasets.dow30],
     parameters: [],
   },
@@ -53,7 +81,14 @@ function zonedParts(atMs: number, timeZone: string) {
     second: '2-digit',
   }).formatToParts(new Date(atMs));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second') };
+  return {
+    year: get('year'),
+    month: get('month'),
+    day: get('day'),
+    hour: get('hour'),
+    minute: get('minute'),
+    second: get('second'),
+  };
 }
 
 /** The UTC instant of a wall-clock time in a zone (two passes settle DST offsets). */
@@ -98,7 +133,10 @@ export class Recipes {
   info(name: string): RecipeInfo {
     const recipe = recipes.find((r) => r.name === name);
     if (!recipe) {
-      throw new AppError('recipe_not_found', `No recipe "${name}". Known: ${recipes.map((r) => r.name).join(', ')}.`);
+      throw new AppError(
+        'recipe_not_found',
+        `No recipe "${name}". Known: ${recipes.map((r) => r.name).join(', ')}.`,
+      );
     }
     return recipe;
   }
@@ -107,7 +145,12 @@ export class Recipes {
     return recipe.reads.map((key) => this.#reads.resolve(key));
   }
 
-  async run(caller: Caller, requestId: string, name: string, params: { tz?: string | undefined }): Promise<Metered<{ recipe: string; count: number }>> {
+  async run(
+    caller: Caller,
+    requestId: string,
+    name: string,
+    params: { tz?: string | undefined },
+  ): Promise<Metered<{ recipe: string; count: number }>> {
     const recipe = this.info(name);
     const entries = this.#entries(recipe);
     const items = entries.map((e) => ({ label: e.key, listCost: e.listCost, p0: e.p0 }));
@@ -115,7 +158,9 @@ export class Recipes {
     if (name === 'calendar-tonight') {
       const tz = params.tz ?? 'America/New_York';
       if (!validTimeZone(tz)) {
-        throw new AppError('invalid_request', `"${tz}" is not an IANA time zone.`, { errors: [{ path: 'tz', message: 'unknown time zone' }] });
+        throw new AppError('invalid_request', `"${tz}" is not an IANA time zone.`, {
+          errors: [{ path: 'tz', message: 'unknown time zone' }],
+        });
       }
       const window = tonightWindow(deps.now(), tz);
       return meter(deps, caller, requestId, `recipe:${name}`, items, async () => {
@@ -165,7 +210,12 @@ export class Recipes {
           change_pct: change !== null && prior ? Math.round((change / prior) * 10000) / 100 : null,
         };
       });
-      const value = { recipe: name, count: constituents.length, sample: page.source === 'sample', constituents };
+      const value = {
+        recipe: name,
+        count: constituents.length,
+        sample: page.source === 'sample',
+        constituents,
+      };
       return { value, rows: constituents.length };
     });
   }

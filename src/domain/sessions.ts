@@ -61,7 +61,10 @@ export class Sessions {
       }));
     } catch (error) {
       const expired = error instanceof joseErrors.JWTExpired;
-      throw new AppError('invalid_session', expired ? 'The session has expired: log in again.' : 'The session token is not valid.');
+      throw new AppError(
+        'invalid_session',
+        expired ? 'The session has expired: log in again.' : 'The session token is not valid.',
+      );
     }
     const sessionId = payload.jti;
     const accountId = payload.sub;
@@ -69,8 +72,10 @@ export class Sessions {
       throw new AppError('invalid_session', 'The session token is not valid.');
     }
     const session = await this.#store.getSession(sessionId);
-    if (!session || session.accountId !== accountId) throw new AppError('invalid_session', 'The session token is not valid.');
-    if (session.revokedAt !== null) throw new AppError('invalid_session', 'The session has ended (logged out).');
+    if (!session || session.accountId !== accountId)
+      throw new AppError('invalid_session', 'The session token is not valid.');
+    if (session.revokedAt !== null)
+      throw new AppError('invalid_session', 'The session has ended (logged out).');
     return {
       sessionId,
       accountId,

@@ -47,13 +47,17 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         : {
             level: typeof options.logger === 'object' ? options.logger.level : deps.env.LOG_LEVEL,
             redact: {
-              paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'req.headers["x-admin-token"]'],
+              paths: [
+                'req.headers.authorization',
+                'req.headers["x-api-key"]',
+                'req.headers.cookie',
+                'req.headers["x-admin-token"]',
+              ],
               censor: '[redacted]',
             },
           },
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy,
-    disableRequestLogging: deps.env.LOG_LEVEL !== 'debug' && deps.env.LOG_LEVEL !== 'trace',
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -97,7 +101,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       servers: deps.env.BASE_URL ? [{ url: deps.env.BASE_URL }] : [],
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'A key (tmd_sbx_, tmd_fpt_, tmd_live_) or a session JWT.' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A key (tmd_sbx_, tmd_fpt_, tmd_live_) or a session JWT.',
+          },
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, for /api/v1/admin only.' },
         },

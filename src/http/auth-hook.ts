@@ -50,7 +50,10 @@ export function presentedToken(request: FastifyRequest): string | undefined {
 }
 
 export function unauthenticated(error: AppError): AppError {
-  return new AppError(error.code, error.message, error.extras, { ...error.headers, 'www-authenticate': WWW_AUTHENTICATE });
+  return new AppError(error.code, error.message, error.extras, {
+    ...error.headers,
+    'www-authenticate': WWW_AUTHENTICATE,
+  });
 }
 
 export function missingCredentials(): AppError {
@@ -81,9 +84,13 @@ export async function resolveCaller(
     throw error instanceof AppError && error.status === 401 ? unauthenticated(error) : error;
   }
   if (allow && !allow.includes(caller.kind)) {
-    throw new AppError('forbidden', `A ${caller.kind.replace('_', '-')} credential cannot use this endpoint.`, {
-      credential: caller.kind,
-    });
+    throw new AppError(
+      'forbidden',
+      `A ${caller.kind.replace('_', '-')} credential cannot use this endpoint.`,
+      {
+        credential: caller.kind,
+      },
+    );
   }
   return caller;
 }

@@ -15,13 +15,21 @@ export const keyedOperations = new Set<string>();
 const header = (description: string, type = 'string') => ({ description, schema: { type } });
 
 export const documentedHeaders = {
-  'X-Request-Id': header('Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one.'),
-  'X-Token-Cost': header('Cost of this call in tokens after loyalty discount and Terminal surcharge; notional on zero-burn reads.'),
-  'X-Request-Tokens': header('Tokens actually burned by this request (0 for notional or grandfathered reads).'),
+  'X-Request-Id': header(
+    'Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one.',
+  ),
+  'X-Token-Cost': header(
+    'Cost of this call in tokens after loyalty discount and Terminal surcharge; notional on zero-burn reads.',
+  ),
+  'X-Request-Tokens': header(
+    'Tokens actually burned by this request (0 for notional or grandfathered reads).',
+  ),
   'X-Request-Cost-EUR': header('X-Request-Tokens times eur_per_token, as an exact decimal.'),
   'X-Credits-Remaining': header('Wallet balance in tokens after this request.'),
   'RateLimit-Policy': header('IETF draft: the per-minute policy of this credential, e.g. `60;w=60`.'),
-  RateLimit: header('IETF draft: remaining requests and seconds to reset, e.g. `limit=60, remaining=59, reset=60`.'),
+  RateLimit: header(
+    'IETF draft: remaining requests and seconds to reset, e.g. `limit=60, remaining=59, reset=60`.',
+  ),
   'Retry-After': header('Seconds to wait before retrying.', 'integer'),
   'WWW-Authenticate': header('Bearer challenge on 401.'),
   'X-Next-Cursor': header('CSV responses: the cursor of the next page, absent on the last page.'),
@@ -42,7 +50,12 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
           headers.RateLimit = documentedHeaders.RateLimit;
         }
         if (meteredOperations.has(id) && status.startsWith('2')) {
-          for (const name of ['X-Token-Cost', 'X-Request-Tokens', 'X-Request-Cost-EUR', 'X-Credits-Remaining'] as const) {
+          for (const name of [
+            'X-Token-Cost',
+            'X-Request-Tokens',
+            'X-Request-Cost-EUR',
+            'X-Credits-Remaining',
+          ] as const) {
             headers[name] = documentedHeaders[name];
           }
           if (id === 'readDataset') {

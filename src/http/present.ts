@@ -4,7 +4,12 @@ import type { KeyRecord } from '../store/port.ts';
 export const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 export function presentKey(key: KeyRecord, now: number) {
-  const status = key.revokedAt !== null ? 'revoked' : key.expiresAt !== null && key.expiresAt <= now ? 'expired' : 'active';
+  const status =
+    key.revokedAt !== null
+      ? 'revoked'
+      : key.expiresAt !== null && key.expiresAt <= now
+        ? 'expired'
+        : 'active';
   return {
     id: key.id,
     kind: key.kind,

@@ -9,7 +9,9 @@ export const problemSchema = z
     title: z.string(),
     status: z.int(),
     detail: z.string(),
-    code: z.enum(Object.keys(errorCatalogue) as [keyof typeof errorCatalogue, ...(keyof typeof errorCatalogue)[]]),
+    code: z.enum(
+      Object.keys(errorCatalogue) as [keyof typeof errorCatalogue, ...(keyof typeof errorCatalogue)[]],
+    ),
     request_id: z.string(),
     retry_after: z.int().optional(),
     required_tokens: z.string().optional(),
@@ -40,7 +42,13 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
   const fe = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
   if (fe.validation) {
     const errors = fe.validation.map((issue) => ({
-      path: [fe.validationContext, ...((issue.params?.issue as { path?: PropertyKey[] } | undefined)?.path ?? issue.instancePath?.split('/').filter(Boolean) ?? [])].map(String)
+      path: [
+        fe.validationContext,
+        ...((issue.params?.issue as { path?: PropertyKey[] } | undefined)?.path ??
+          issue.instancePath?.split('/').filter(Boolean) ??
+          []),
+      ]
+        .map(String)
         .filter((p) => p !== undefined && p !== '')
         .join('.'),
       message: issue.message ?? 'is invalid',
@@ -63,10 +71,12 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new AppError('invalid_request', 'The URL is not valid.');
   }
-  if (error instanceof SyntaxError) return new AppError('malformed_json', 'The request body is not valid JSON.');
+  if (error instanceof SyntaxError)
+    return new AppError('malformed_json', 'The request body is not valid JSON.');
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     if (fe.statusCode === 413) return new AppError('payload_too_large', 'The request body is too large.');
-    if (fe.statusCode === 415) return new AppError('unsupported_media_type', 'Send the request body as application/json.');
+    if (fe.statusCode === 415)
+      return new AppError('unsupported_media_type', 'Send the request body as application/json.');
     return new AppError('invalid_request', 'The request could not be processed as sent.');
   }
   request.log.error({ err: error }, 'unhandled error');

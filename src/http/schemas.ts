@@ -3,13 +3,18 @@ import { z } from 'zod';
 import { type ErrorCode, errorCatalogue } from '../errors.ts';
 import { problemSchema } from './problem.ts';
 
-export const tokens = z.string().regex(/^-?\d+(\.\d{1,6})?$/).describe('An exact token amount as a decimal string.');
+export const tokens = z
+  .string()
+  .regex(/^-?\d+(\.\d{1,6})?$/)
+  .describe('An exact token amount as a decimal string.');
 
 /** Problem responses for the given statuses, each described by the codes it can carry. */
 export function problems(...statuses: number[]) {
   const out: Record<number, z.ZodType> = {};
   for (const status of statuses) {
-    const codes = (Object.keys(errorCatalogue) as ErrorCode[]).filter((c) => errorCatalogue[c].status === status);
+    const codes = (Object.keys(errorCatalogue) as ErrorCode[]).filter(
+      (c) => errorCatalogue[c].status === status,
+    );
     out[status] = problemSchema.describe(`Problem details. Codes: ${codes.join(', ')}.`);
   }
   return out;

@@ -15,7 +15,13 @@ export class MemoryLimiter implements Limiter {
     if (stamps.length >= limit) {
       const oldest = stamps[0] as number;
       const retryAfterMs = oldest + windowMs - now;
-      return { allowed: false, limit, remaining: 0, retryAfterMs, resetMs: (stamps.at(-1) as number) + windowMs - now };
+      return {
+        allowed: false,
+        limit,
+        remaining: 0,
+        retryAfterMs,
+        resetMs: (stamps.at(-1) as number) + windowMs - now,
+      };
     }
     stamps.push(now);
     return { allowed: true, limit, remaining: limit - stamps.length, retryAfterMs: 0, resetMs: windowMs };

@@ -123,7 +123,9 @@ export interface DebitInput {
   usage: UsageInput;
 }
 
-export type DebitResult = { ok: true; balanceMicros: bigint; entryId: string } | { ok: false; balanceMicros: bigint };
+export type DebitResult =
+  | { ok: true; balanceMicros: bigint; entryId: string }
+  | { ok: false; balanceMicros: bigint };
 
 export interface NewAccount {
   id: string;
@@ -197,7 +199,11 @@ export interface Store {
   auditLedger(): Promise<LedgerAudit>;
   sumEntries(walletId: string): Promise<bigint>;
   /** Usage events of an account (or of one key when accountId is null), newest first, keyset-paged. */
-  listUsage(scope: { accountId: string } | { keyId: string }, beforeId: string | null, limit: number): Promise<UsageEvent[]>;
+  listUsage(
+    scope: { accountId: string } | { keyId: string },
+    beforeId: string | null,
+    limit: number,
+  ): Promise<UsageEvent[]>;
 
   /**
    * Loads a dataset's rows. `sample` loads only into an empty dataset (idempotent across processes);

@@ -1,8 +1,9 @@
 /** A real HTTP server on loopback over a real SQLite file, with an injectable clock. */
+
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import assert from 'node:assert/strict';
 import { type Env, loadServiceFile, parseEnv, type ServiceFile } from '../../src/config.ts';
 import { buildDeps, closeDeps, type Deps } from '../../src/deps.ts';
 import { newId } from '../../src/domain/ids.ts';
@@ -27,7 +28,11 @@ export interface TestServer {
   deps: Deps;
   clock: TestClock;
   dir: string;
-  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: unknown; raw?: string }): Promise<TestResponse>;
+  request(
+    method: string,
+    path: string,
+    init?: { headers?: Record<string, string>; body?: unknown; raw?: string },
+  ): Promise<TestResponse>;
   close(): Promise<void>;
 }
 
@@ -35,6 +40,7 @@ export interface TestResponse {
   status: number;
   headers: Headers;
   text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: test bodies are asserted field by field
   json: any;
 }
 
@@ -42,11 +48,13 @@ export function baseConfig(): ServiceFile {
   return loadServiceFile('config/service.json');
 }
 
-export async function startServer(options: {
-  clock?: TestClock;
-  config?: (config: ServiceFile) => void;
-  env?: Partial<Record<keyof Env, string>>;
-} = {}): Promise<TestServer> {
+export async function startServer(
+  options: {
+    clock?: TestClock;
+    config?: (config: ServiceFile) => void;
+    env?: Partial<Record<keyof Env, string>>;
+  } = {},
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'tmd-test-'));
   const clock = options.clock ?? new TestClock();
   const config = baseConfig();
@@ -107,17 +115,30 @@ export async function assertLedgerBalanced(server: TestServer): Promise<void> {
 
 let ipCounter = 0;
 /** A sandbox key issued to a fresh client IP (the harness trusts X-Forwarded-For from loopback). */
-export async function sandboxKey(server: TestServer, ip = `198.51.100.${++ipCounter % 250}`): Promise<string> {
+export async function sandboxKey(
+  server: TestServer,
+  ip = `198.51.100.${++ipCounter % 250}`,
+): Promise<string> {
   const res = await server.request('POST', '/api/v1/auth/sandbox', { headers: { 'x-forwarded-for': ip } });
   assert.equal(res.status, 201, res.text);
   return res.json.key as string;
 }
 
 let emailCounter = 0;
-export async function publicTestKey(server: TestServer, email = `user${++emailCounter}@example.com`, password = 'correct horse battery') {
+export async function publicTestKey(
+  server: TestServer,
+  email = `user${++emailCounter}@example.com`,
+  password = 'correct horse battery',
+) {
   const res = await server.request('POST', '/api/v1/auth/public-test', { body: { email, password } });
   assert.ok(res.status === 201 || res.status === 200, res.text);
-  return { key: res.json.key as string, accountId: res.json.account_id as string, email, password, body: res.json };
+  return {
+    key: res.json.key as string,
+    accountId: res.json.account_id as string,
+    email,
+    password,
+    body: res.json,
+  };
 }
 
 /**
@@ -129,15 +150,31 @@ export async function walletAccount(server: TestServer, tokens: number, password
   const now = server.clock.now();
   const email = `wallet${++emailCounter}@example.com`;
   const account = await store.createAccount(
-    { id: newId('acc'), email, passwordHash: await hashPassword(password), walletId: newId('wal'), createdAt: now, publicTestStartedAt: null },
+    {
+      id: newId('acc'),
+      email,
+      passwordHash: await hashPassword(password),
+      walletId: newId('wal'),
+      createdAt: now,
+      publicTestStartedAt: null,
+    },
     utcMonth(now),
   );
   if (tokens > 0) {
-    await store.credit({ walletId: account.walletId, kind: 'topup', amountMicros: tokensToMicros(tokens), at: now, idempotencyKey: `setup-${email}` });
+    await store.credit({
+      walletId: account.walletId,
+      kind: 'topup',
+      amountMicros: tokensToMicros(tokens),
+      at: now,
+      idempotencyKey: `setup-${email}`,
+    });
   }
   const login = await server.request('POST', '/api/v1/auth/login', { body: { email, password } });
   assert.equal(login.status, 200, login.text);
-  const created = await server.request('POST', '/api/v1/keys', { headers: bearer(login.json.token), body: { name: 'test' } });
+  const created = await server.request('POST', '/api/v1/keys', {
+    headers: bearer(login.json.token),
+    body: { name: 'test' },
+  });
   assert.equal(created.status, 201, created.text);
   return { account, email, password, session: login.json.token as string, key: created.json.key as string };
 }

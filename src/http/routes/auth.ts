@@ -21,7 +21,8 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
       schema: {
         operationId: 'issueSandboxKey',
         tags: ['auth'],
-        summary: 'Issue a free sandbox key: 72 hours, 2500 tokens in its own wallet, Starter limits, P0 reads only',
+        summary:
+          'Issue a free sandbox key: 72 hours, 2500 tokens in its own wallet, Starter limits, P0 reads only',
         response: {
           201: issuedKeyOut.extend({
             balance: tokens,
@@ -97,10 +98,18 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
         tags: ['auth'],
         summary: 'Log in to an account: returns a 12-hour session JWT (also set as the tmd_session cookie)',
         body: credentialsBody.extend({
-          client: z.enum(['api', 'terminal']).default('api').describe('terminal: reads carry the 35% Terminal surcharge.'),
+          client: z
+            .enum(['api', 'terminal'])
+            .default('api')
+            .describe('terminal: reads carry the 35% Terminal surcharge.'),
         }),
         response: {
-          200: z.object({ token: z.string(), token_type: z.literal('Bearer'), expires_at: z.string(), account_id: z.string() }),
+          200: z.object({
+            token: z.string(),
+            token_type: z.literal('Bearer'),
+            expires_at: z.string(),
+            account_id: z.string(),
+          }),
           ...problems(400, 401, 413, 415, 429),
         },
       },
@@ -114,8 +123,16 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
       const maxAge = Math.floor((session.expiresAt - deps.now()) / 1000);
       reply
         .header('cache-control', 'no-store')
-        .header('set-cookie', `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=${maxAge}`);
-      return { token, token_type: 'Bearer' as const, expires_at: iso(session.expiresAt) as string, account_id: account.id };
+        .header(
+          'set-cookie',
+          `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=${maxAge}`,
+        );
+      return {
+        token,
+        token_type: 'Bearer' as const,
+        expires_at: iso(session.expiresAt) as string,
+        account_id: account.id,
+      };
     },
   );
 

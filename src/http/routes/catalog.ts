@@ -17,7 +17,9 @@ const entryOut = z.object({
   list_cost: z.int().describe('Tokens per read before loyalty discount.'),
   p0: z.boolean().describe('Readable by sandbox and public-test keys (free domains).'),
   canonical_key: z.string(),
-  aliases: z.array(z.string()).describe('Every key that serves the same data; each keeps its own price and P0 flag.'),
+  aliases: z
+    .array(z.string())
+    .describe('Every key that serves the same data; each keeps its own price and P0 flag.'),
   time_field: z.string(),
   entity_fields: z.array(z.string()),
 });
@@ -59,7 +61,12 @@ export function exampleRead(entry: CatalogEntry): string {
 export function describeEntry(entry: CatalogEntry) {
   return {
     ...presentEntry(entry),
-    fields: entry.dataset.fields.map((f) => ({ name: f.name, type: f.type, unit: f.unit ?? null, description: f.description })),
+    fields: entry.dataset.fields.map((f) => ({
+      name: f.name,
+      type: f.type,
+      unit: f.unit ?? null,
+      description: f.description,
+    })),
     example: exampleRead(entry),
   };
 }
@@ -75,10 +82,22 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps): void {
         querystring: z.strictObject({
           domain: z.string().max(64).optional().describe('Only keys in this domain.'),
           free: z.enum(['true', 'false']).optional().describe('true: only P0 keys (readable by free keys).'),
-          max_cost: z.coerce.number().int().min(0).optional().describe('Only keys whose list cost is at most this.'),
-          q: z.string().max(200).optional().describe('Words that must appear in the key, title or description.'),
+          max_cost: z.coerce
+            .number()
+            .int()
+            .min(0)
+            .optional()
+            .describe('Only keys whose list cost is at most this.'),
+          q: z
+            .string()
+            .max(200)
+            .optional()
+            .describe('Words that must appear in the key, title or description.'),
         }),
-        response: { 200: z.object({ data: z.array(entryOut), meta: z.object({ count: z.int() }) }), ...problems(400) },
+        response: {
+          200: z.object({ data: z.array(entryOut), meta: z.object({ count: z.int() }) }),
+          ...problems(400),
+        },
       },
     },
     async (request) => {

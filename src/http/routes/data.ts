@@ -18,17 +18,33 @@ export const readQuerystring = z
     start_date: readOptionsShape.from.describe('Alias of from.'),
     end_date: readOptionsShape.to.describe('Alias of to.'),
     order: readOptionsShape.sort.describe('Alias of sort.'),
-    format: z.enum(['json', 'csv']).optional().describe('json (default) or csv; Accept: text/csv also selects CSV.'),
+    format: z
+      .enum(['json', 'csv'])
+      .optional()
+      .describe('json (default) or csv; Accept: text/csv also selects CSV.'),
   })
   .catchall(filterValue)
   .describe('Any other parameter is an entity filter named by the dataset (e.g. symbol=AAPL,MSFT).');
 
 type ReadQuery = z.infer<typeof readQuerystring>;
-const optionNames = new Set(['from', 'to', 'fields', 'limit', 'cursor', 'sort', 'start_date', 'end_date', 'order', 'format']);
+const optionNames = new Set([
+  'from',
+  'to',
+  'fields',
+  'limit',
+  'cursor',
+  'sort',
+  'start_date',
+  'end_date',
+  'order',
+  'format',
+]);
 
 function conflict(a: unknown, b: unknown, names: string): void {
   if (a !== undefined && b !== undefined && a !== b) {
-    throw new AppError('invalid_request', `Give only one of ${names}.`, { errors: [{ path: names, message: 'conflict' }] });
+    throw new AppError('invalid_request', `Give only one of ${names}.`, {
+      errors: [{ path: names, message: 'conflict' }],
+    });
   }
 }
 
@@ -58,7 +74,12 @@ function wantsCsv(request: FastifyRequest, format: string | undefined): boolean 
   return /\btext\/csv\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
 }
 
-export function sendRead(deps: Deps, reply: FastifyReply, result: Metered<ReadResult>, csv: boolean): FastifyReply {
+export function sendRead(
+  deps: Deps,
+  reply: FastifyReply,
+  result: Metered<ReadResult>,
+  csv: boolean,
+): FastifyReply {
   const { value, cost } = result;
   reply.headers(costHeaders(deps.pricing, cost));
   reply.header('x-data-sample', String(value.source === 'sample'));
@@ -97,7 +118,9 @@ export function sendRead(deps: Deps, reply: FastifyReply, result: Metered<ReadRe
     value.fields === null
       ? value.rows.map((r) => r.json).join(',')
       : value.rows.map((r) => JSON.stringify(projectRow(r, value.fields))).join(',');
-  return reply.type('application/json; charset=utf-8').send(`{"data":[${data}],"meta":${JSON.stringify(meta)}}`);
+  return reply
+    .type('application/json; charset=utf-8')
+    .send(`{"data":[${data}],"meta":${JSON.stringify(meta)}}`);
 }
 
 export function registerDataRoutes(app: TypedApp, deps: Deps): void {
@@ -146,7 +169,12 @@ export function registerDataRoutes(app: TypedApp, deps: Deps): void {
       if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
       const params = readParamsFromQuery(request.query);
       const csv = wantsCsv(request, request.query.format as string | undefined);
-      const result = await deps.reads.read(caller, request.id, `${request.params.domain}/${request.params.name}`, params);
+      const result = await deps.reads.read(
+        caller,
+        request.id,
+        `${request.params.domain}/${request.params.name}`,
+        params,
+      );
       return sendRead(deps, reply, result, csv);
     },
   );

@@ -75,6 +75,7 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
         response: { 200: keyOut, ...problems(401, 403, 404) },
       },
     },
-    async (request) => presentKey(await deps.credentials.revokeKey(accountOf(request.caller), request.params.id), deps.now()),
+    async (request) =>
+      presentKey(await deps.credentials.revokeKey(accountOf(request.caller), request.params.id), deps.now()),
   );
 }

@@ -12,8 +12,20 @@ import { problems, tokens } from '../schemas.ts';
 
 export function limitsOf(deps: Deps, caller: Caller) {
   const limits = deps.config.limits;
-  if (caller.kind === 'sandbox') return { per_minute: limits.sandbox.per_minute, per_day: limits.sandbox.per_day, concurrent: limits.sandbox.concurrent, ip_fence: true };
-  if (caller.kind === 'public_test') return { per_minute: limits.public_test.per_minute, per_day: limits.public_test.per_day, concurrent: limits.public_test.concurrent, ip_fence: false };
+  if (caller.kind === 'sandbox')
+    return {
+      per_minute: limits.sandbox.per_minute,
+      per_day: limits.sandbox.per_day,
+      concurrent: limits.sandbox.concurrent,
+      ip_fence: true,
+    };
+  if (caller.kind === 'public_test')
+    return {
+      per_minute: limits.public_test.per_minute,
+      per_day: limits.public_test.per_day,
+      concurrent: limits.public_test.concurrent,
+      ip_fence: false,
+    };
   const tier = tierOf(deps.reads.meterDeps, caller, deps.now());
   const pkg = deps.config.pricing.commercial_skus.find((s) => s.id === caller.account?.packageId);
   return {
@@ -36,13 +48,30 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
         security: [{ bearer: [] }, { apiKey: [] }],
         response: {
           200: z.object({
-            credential: z.object({ kind: z.enum(['sandbox', 'public_test', 'live', 'session']), key_id: z.string().nullable(), expires_at: z.string().nullable() }),
-            account: z.object({ id: z.string(), email: z.string().nullable(), plan: z.string(), package: z.string().nullable(), created_at: z.string() }).nullable(),
+            credential: z.object({
+              kind: z.enum(['sandbox', 'public_test', 'live', 'session']),
+              key_id: z.string().nullable(),
+              expires_at: z.string().nullable(),
+            }),
+            account: z
+              .object({
+                id: z.string(),
+                email: z.string().nullable(),
+                plan: z.string(),
+                package: z.string().nullable(),
+                created_at: z.string(),
+              })
+              .nullable(),
             wallet: z.object({ id: z.string(), balance: tokens }),
             burned_this_month: tokens,
             tier: z.looseObject({ level: z.int(), name: z.string(), discount_pct: z.number() }),
             next_tier: z.looseObject({ level: z.int(), tokens_needed: tokens }).nullable(),
-            limits: z.object({ per_minute: z.int(), per_day: z.int().nullable(), concurrent: z.int(), ip_fence: z.boolean() }),
+            limits: z.object({
+              per_minute: z.int(),
+              per_day: z.int().nullable(),
+              concurrent: z.int(),
+              ip_fence: z.boolean(),
+            }),
           }),
           ...problems(401, 429),
         },
@@ -89,7 +118,10 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
         security: [{ bearer: [] }, { apiKey: [] }],
         querystring: z.strictObject({
           limit: z.coerce.number().int().min(1).max(500).default(50),
-          cursor: z.string().regex(/^\d{1,18}$/, 'is not a usage cursor').optional(),
+          cursor: z
+            .string()
+            .regex(/^\d{1,18}$/, 'is not a usage cursor')
+            .optional(),
         }),
         response: {
           200: z.object({
@@ -117,7 +149,11 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
     async (request) => {
       const caller = request.caller as Caller;
       // Accounts see every key's usage; an account-less sandbox key sees its own.
-      const scope = caller.account ? { accountId: caller.account.id } : caller.key ? { keyId: caller.key.id } : null;
+      const scope = caller.account
+        ? { accountId: caller.account.id }
+        : caller.key
+          ? { keyId: caller.key.id }
+          : null;
       if (!scope) throw new AppError('forbidden', 'No usage to show for this credential.');
       const events = await deps.store.listUsage(scope, request.query.cursor ?? null, request.query.limit + 1);
       const page = events.slice(0, request.query.limit);
@@ -135,7 +171,10 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
           outcome: e.outcome,
           rows: e.rows,
         })),
-        meta: { count: page.length, next_cursor: events.length > page.length ? (page.at(-1)?.id ?? null) : null },
+        meta: {
+          count: page.length,
+          next_cursor: events.length > page.length ? (page.at(-1)?.id ?? null) : null,
+        },
       };
     },
   );

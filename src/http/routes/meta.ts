@@ -17,7 +17,9 @@ export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
         operationId: 'getPricing',
         tags: ['pricing'],
         summary: 'Pricing configuration (spec 2.2): costs per dataset, packages, loyalty tiers, how you pay',
-        response: { 200: z.looseObject({ eur_per_token: z.number(), endpoint_costs: z.record(z.string(), z.int()) }) },
+        response: {
+          200: z.looseObject({ eur_per_token: z.number(), endpoint_costs: z.record(z.string(), z.int()) }),
+        },
       },
     },
     async () => deps.config.pricing,
@@ -85,7 +87,14 @@ export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
 
   app.get(
     '/api/v1/openapi.json',
-    { schema: { operationId: 'openapi', tags: ['operations'], summary: 'This OpenAPI 3.1 document', hide: true } },
+    {
+      schema: {
+        operationId: 'openapi',
+        tags: ['operations'],
+        summary: 'This OpenAPI 3.1 document',
+        hide: true,
+      },
+    },
     async () => app.swagger(),
   );
 }

@@ -26,7 +26,9 @@ export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
                 reads: z.array(z.string()),
                 list_cost: z.int(),
                 p0: z.boolean(),
-                parameters: z.array(z.object({ name: z.string(), description: z.string(), default: z.string().nullable() })),
+                parameters: z.array(
+                  z.object({ name: z.string(), description: z.string(), default: z.string().nullable() }),
+                ),
               }),
             ),
           }),
@@ -56,15 +58,24 @@ export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
         security: [{ bearer: [] }, { apiKey: [] }],
         params: z.object({ name: z.string().max(64) }),
         querystring: z.strictObject({
-          tz: z.string().max(64).optional().describe('calendar-tonight: IANA time zone (default America/New_York).'),
+          tz: z
+            .string()
+            .max(64)
+            .optional()
+            .describe('calendar-tonight: IANA time zone (default America/New_York).'),
         }),
-        response: { 200: z.looseObject({ recipe: z.string(), count: z.int() }), ...problems(400, 401, 402, 404, 429, 503) },
+        response: {
+          200: z.looseObject({ recipe: z.string(), count: z.int() }),
+          ...problems(400, 401, 402, 404, 429, 503),
+        },
       },
     },
     async (request, reply) => {
       const caller = request.caller;
       if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
-      const result = await deps.recipes.run(caller, request.id, request.params.name, { tz: request.query.tz });
+      const result = await deps.recipes.run(caller, request.id, request.params.name, {
+        tz: request.query.tz,
+      });
       reply.headers(costHeaders(deps.pricing, result.cost));
       return result.value;
     },

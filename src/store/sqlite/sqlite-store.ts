@@ -40,7 +40,8 @@ const num = (v: Cell): number => Number(v);
 const big = (v: Cell): bigint => BigInt(v as number | bigint);
 const str = (v: Cell): string => String(v);
 const optNum = (v: Cell): number | null => (v === null || v === undefined ? null : Number(v));
-const optBig = (v: Cell): bigint | null => (v === null || v === undefined ? null : BigInt(v as number | bigint));
+const optBig = (v: Cell): bigint | null =>
+  v === null || v === undefined ? null : BigInt(v as number | bigint);
 const optStr = (v: Cell): string | null => (v === null || v === undefined ? null : String(v));
 
 function walletFrom(r: DbRow, p = ''): WalletRecord {
@@ -215,7 +216,12 @@ export class SqliteStore implements Store {
 
   async createAccount(input: NewAccount, month: string): Promise<AccountRecord> {
     this.#tx(() => {
-      this.#run('INSERT INTO wallets (id, account_id, burn_month) VALUES (?, ?, ?)', input.walletId, input.id, month);
+      this.#run(
+        'INSERT INTO wallets (id, account_id, burn_month) VALUES (?, ?, ?)',
+        input.walletId,
+        input.id,
+        month,
+      );
       this.#run(
         'INSERT INTO accounts (id, email, password_hash, wallet_id, created_at, public_test_started_at) VALUES (?, ?, ?, ?, ?, ?)',
         input.id,
@@ -252,7 +258,9 @@ export class SqliteStore implements Store {
     const entries = Object.entries(patch).filter(([field]) => field in columns);
     if (entries.length === 0) return;
     const sets = entries.map(([field]) => `${columns[field]} = ?`).join(', ');
-    this.#db.prepare(`UPDATE accounts SET ${sets} WHERE id = ?`).run(...entries.map(([, v]) => v as SQLInputValue), id);
+    this.#db
+      .prepare(`UPDATE accounts SET ${sets} WHERE id = ?`)
+      .run(...entries.map(([, v]) => v as SQLInputValue), id);
   }
 
   #insertKey(key: KeyRecord): void {
@@ -299,13 +307,17 @@ export class SqliteStore implements Store {
   }
 
   async listKeys(accountId: string): Promise<KeyRecord[]> {
-    return this.#all('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id', accountId).map((r) =>
-      keyFrom(r),
+    return this.#all('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id', accountId).map(
+      (r) => keyFrom(r),
     );
   }
 
   async revokeKey(id: string, at: number): Promise<boolean> {
-    return Number(this.#run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', at, id).changes) === 1;
+    return (
+      Number(
+        this.#run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', at, id).changes,
+      ) === 1
+    );
   }
 
   async replaceKeys(accountId: string, kind: KeyKind, key: KeyRecord, at: number): Promise<void> {
@@ -443,12 +455,19 @@ export class SqliteStore implements Store {
          FROM wallets w LEFT JOIN ledger_entries e ON e.wallet_id = w.id
         GROUP BY w.id, w.balance_micros
        HAVING w.balance_micros <> COALESCE(SUM(e.amount_micros), 0) OR w.balance_micros < 0`,
-    ).map((r) => ({ walletId: str(r.id), balanceMicros: big(r.balance_micros), entriesMicros: big(r.total) }));
+    ).map((r) => ({
+      walletId: str(r.id),
+      balanceMicros: big(r.balance_micros),
+      entriesMicros: big(r.total),
+    }));
     return { wallets, entries, mismatches };
   }
 
   async sumEntries(walletId: string): Promise<bigint> {
-    const row = this.#get('SELECT COALESCE(SUM(amount_micros), 0) AS total FROM ledger_entries WHERE wallet_id = ?', walletId);
+    const row = this.#get(
+      'SELECT COALESCE(SUM(amount_micros), 0) AS total FROM ledger_entries WHERE wallet_id = ?',
+      walletId,
+    );
     return big(row?.total ?? 0n);
   }
 
@@ -467,7 +486,12 @@ export class SqliteStore implements Store {
     ).map(usageFrom);
   }
 
-  async loadRows(dataset: string, timeField: string, rows: readonly Row[], source: RowSource): Promise<boolean> {
+  async loadRows(
+    dataset: string,
+    timeField: string,
+    rows: readonly Row[],
+    source: RowSource,
+  ): Promise<boolean> {
     return this.#tx(() => {
       const present = this.#get('SELECT 1 AS present FROM dataset_sources WHERE dataset = ?', dataset);
       if (present && source === 'sample') return false;
@@ -487,9 +511,13 @@ export class SqliteStore implements Store {
     });
   }
 
-  async datasetSource(dataset: string): Promise<{ source: RowSource; rows: number; loadedAt: number } | null> {
+  async datasetSource(
+    dataset: string,
+  ): Promise<{ source: RowSource; rows: number; loadedAt: number } | null> {
     const row = this.#get('SELECT * FROM dataset_sources WHERE dataset = ?', dataset);
-    return row ? { source: str(row.source) as RowSource, rows: num(row.row_count), loadedAt: num(row.loaded_at) } : null;
+    return row
+      ? { source: str(row.source) as RowSource, rows: num(row.row_count), loadedAt: num(row.loaded_at) }
+      : null;
   }
 
   async queryRows(q: RowQuery): Promise<StoredRow[]> {
