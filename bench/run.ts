@@ -17,10 +17,11 @@ import { tokensToMicros } from '../src/domain/money.ts';
 import { utcMonth } from '../src/domain/pricing.ts';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
-const seconds = Number(args.get('duration') ?? 10);
+const seconds = Number(args.get('duration') ?? 5);
+const rounds = Number(args.get('rounds') ?? 3);
 const connections = Number(args.get('connections') ?? 16);
 const dataset = args.get('dataset') ?? 'equities/stock-prices';
-const limit = Number(args.get('limit') ?? 50);
+const limit = Number(args.get('limit') ?? 100);
 
 const dir = mkdtempSync(join(tmpdir(), 'tmd-bench-'));
 const baseEnv = {
@@ -73,7 +74,7 @@ interface Figures {
 }
 
 async function load(url: string, headers: Record<string, string>): Promise<Figures> {
-  await autocannon({ url, headers, connections, duration: 2 }); // warm-up
+  await autocannon({ url, headers, connections, duration: 1 }); // warm-up
   const result = await autocannon({ url, headers, connections, duration: seconds });
   return {
     rps: result.requests.average,
@@ -87,18 +88,36 @@ function line(name: string, f: Figures): string {
   return `${name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   non-2xx ${f.non2xx}`;
 }
 
+const median = (values: number[]) =>
+  [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] as number;
+function summarise(runs: Figures[]): Figures {
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+  };
+}
+
 const key = await provision();
 const service = await startChild('bench/serve-service.ts');
-const metered = await load(`http://127.0.0.1:${service.port}/api/v1/data/${dataset}?limit=${limit}`, {
-  authorization: `Bearer ${key}`,
-});
-service.child.kill('SIGTERM');
 const bare = await startChild('bench/serve-bare.ts');
-const baseline = await load(`http://127.0.0.1:${bare.port}/bare/${dataset}?limit=${limit}`, {});
+const meteredUrl = `http://127.0.0.1:${service.port}/api/v1/data/${dataset}?limit=${limit}`;
+const bareUrl = `http://127.0.0.1:${bare.port}/bare/${dataset}?limit=${limit}`;
+// Interleaved rounds, medians reported: machine noise hits both sides alike.
+const meteredRuns: Figures[] = [];
+const bareRuns: Figures[] = [];
+for (let round = 0; round < rounds; round++) {
+  meteredRuns.push(await load(meteredUrl, { authorization: `Bearer ${key}` }));
+  bareRuns.push(await load(bareUrl, {}));
+}
+service.child.kill('SIGTERM');
 bare.child.kill('SIGTERM');
+const metered = summarise(meteredRuns);
+const baseline = summarise(bareRuns);
 
 console.log(
-  `benchmark: ${dataset}?limit=${limit}, ${connections} connections, ${seconds} s each, SQLite (WAL)`,
+  `benchmark: ${dataset}?limit=${limit}, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, medians; SQLite (WAL)`,
 );
 console.log(line('(a) metered read, wallet key', metered));
 console.log(line('(b) bare Fastify route, same data', baseline));

@@ -157,6 +157,7 @@ const envSchema = z.object({
   CONFIG_FILE: z.string().default('config/service.json'),
   CATALOG_FILE: z.string().default('config/catalog.json'),
   TRUST_PROXY: z.string().optional(),
+  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

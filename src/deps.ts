@@ -16,6 +16,7 @@ import { Recipes } from './domain/recipes.ts';
 import { Sessions } from './domain/sessions.ts';
 import { MemoryLimiter } from './limits/memory-limiter.ts';
 import type { Limiter } from './limits/port.ts';
+import { withKeyCache } from './store/key-cache.ts';
 import type { Store } from './store/port.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 
@@ -79,6 +80,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     }
     store = new SqliteStore(env.DATABASE_URL);
   }
+  store = withKeyCache(store, env.KEY_CACHE_TTL_MS, now);
   await store.migrate();
   const limiter = options.limiter ?? new MemoryLimiter();
 

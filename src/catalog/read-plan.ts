@@ -73,6 +73,10 @@ function nextDay(date: string): string {
   return d.toISOString().slice(0, 10);
 }
 
+/**
+ * Cursors are signed and bound to their query: the MAC covers the position and the query's fingerprint,
+ * so a forged cursor and a cursor reused with other filters are both refused.
+ */
 export class CursorCodec {
   readonly #secret: Buffer;
 
@@ -80,38 +84,33 @@ export class CursorCodec {
     this.#secret = secret;
   }
 
-  #mac(payload: string): Buffer {
-    return createHmac('sha256', this.#secret).update(payload).digest().subarray(0, 16);
+  #mac(payload: string, fingerprint: string): Buffer {
+    return createHmac('sha256', this.#secret)
+      .update(payload)
+      .update('\n')
+      .update(fingerprint)
+      .digest()
+      .subarray(0, 16);
   }
 
   encode(fingerprint: string, position: { t: string; id: number }): string {
-    const payload = Buffer.from(JSON.stringify({ f: fingerprint, t: position.t, i: position.id })).toString(
-      'base64url',
-    );
-    return `${payload}.${this.#mac(payload).toString('base64url')}`;
+    const payload = Buffer.from(JSON.stringify([position.t, position.id])).toString('base64url');
+    return `${payload}.${this.#mac(payload, fingerprint).toString('base64url')}`;
   }
 
   decode(cursor: string, fingerprint: string): { t: string; id: number } {
     const [payload, mac, extra] = cursor.split('.');
-    if (!payload || !mac || extra !== undefined)
-      throw new AppError('invalid_cursor', 'The cursor is not one this service issued.');
-    const given = Buffer.from(mac, 'base64url');
-    const expected = this.#mac(payload);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new AppError('invalid_cursor', 'The cursor is not one this service issued.');
-    }
-    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
-      f: string;
-      t: string;
-      i: number;
-    };
-    if (decoded.f !== fingerprint) {
-      throw new AppError(
+    const refuse = () =>
+      new AppError(
         'invalid_cursor',
-        'The cursor belongs to another query: keep the dataset, filters, from, to and sort of the first page.',
+        'The cursor is not valid for this query: pass meta.next_cursor unchanged, with the same dataset, filters, from, to and sort as the first page.',
       );
-    }
-    return { t: decoded.t, id: decoded.i };
+    if (!payload || !mac || extra !== undefined) throw refuse();
+    const given = Buffer.from(mac, 'base64url');
+    const expected = this.#mac(payload, fingerprint);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refuse();
+    const [t, id] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as [string, number];
+    return { t, id };
   }
 }
 
@@ -161,10 +160,13 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
     params.to === undefined ? undefined : params.to.length === 10 ? nextDay(params.to) : `${params.to}\u0000`;
 
   const descending = params.sort === 'desc';
-  const fingerprint = createHmac('sha256', 'read-plan')
-    .update(JSON.stringify([dataset.key, filters, params.from ?? null, params.to ?? null, params.sort]))
-    .digest('hex')
-    .slice(0, 16);
+  const fingerprint = JSON.stringify([
+    dataset.key,
+    filters,
+    params.from ?? null,
+    params.to ?? null,
+    params.sort,
+  ]);
   const after = params.cursor === undefined ? undefined : cursors.decode(params.cursor, fingerprint);
 
   const query: RowQuery = { dataset: dataset.key, filters, descending, limit: params.limit };

@@ -28,7 +28,11 @@ import type { DatasetDef, FieldDef, Row, SampleStep, Scalar } from './types.ts';
  * - When open, high, low and close exist, close is generated as usual, open follows the previous
  *   close, high/low bracket both, a `vwap` falls between low and high, and an adjusted close
  *   (`adj_close`/`adjusted_close`) equals close: recent sample history has no corporate actions.
- * - Rows are sorted by time, then entity, then their order within the period.
+ * - String fields without `values` get a value shaped by their name: accession numbers (from the
+ *   row's CIK), `*_id` and `guid` (field-date-sequence), `sha256`/`md5`/`etag` (hex), `doi`
+ *   (the 10.5555 test prefix, so a sample DOI never resolves) and `url`/`link` (example.com).
+ * - Every row has every field, in catalog order; rows are sorted by time, then entity, then their
+ *   order within the period.
  */
 export function generateSampleRows(def: DatasetDef): Row[] {
   const rng = mulberry32(fnv1a(def.key));

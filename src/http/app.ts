@@ -10,7 +10,7 @@ import Fastify, {
 } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
-import { newId } from '../domain/ids.ts';
+import { newRequestId } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
 import { resolveCaller } from './auth-hook.ts';
 import { transformObject } from './openapi.ts';
@@ -61,7 +61,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && requestIdPattern.test(given) ? given : newId('req');
+      return typeof given === 'string' && requestIdPattern.test(given) ? given : newRequestId();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });

@@ -124,7 +124,7 @@ export interface DebitInput {
 }
 
 export type DebitResult =
-  | { ok: true; balanceMicros: bigint; entryId: string }
+  | { ok: true; balanceMicros: bigint; burnMonthMicros: bigint; entryId: string }
   | { ok: false; balanceMicros: bigint };
 
 export interface NewAccount {

@@ -130,6 +130,7 @@ const accountColumns =
 export class SqliteStore implements Store {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  #batch: { work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -409,38 +410,72 @@ export class SqliteStore implements Store {
     );
   }
 
-  async debit(input: DebitInput): Promise<DebitResult> {
-    if (input.amountMicros <= 0n) throw new RangeError('a debit must be positive');
-    return this.#tx(() => {
-      const updated = this.#get(
-        `UPDATE wallets SET balance_micros = balance_micros - ?1,
-            burn_month_micros = CASE WHEN burn_month = ?2 THEN burn_month_micros + ?1 ELSE ?1 END,
-            burn_month = ?2
-          WHERE id = ?3 AND balance_micros >= ?1 RETURNING balance_micros`,
-        input.amountMicros,
-        input.month,
-        input.walletId,
-      );
-      if (!updated) {
-        const current = this.#get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
-        return { ok: false as const, balanceMicros: current ? big(current.balance_micros) : 0n };
-      }
-      const balanceMicros = big(updated.balance_micros);
-      const entry = this.#get(
-        "INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id) VALUES (?, 'burn', ?, ?, ?, ?) RETURNING id",
-        input.walletId,
-        -input.amountMicros,
-        balanceMicros,
-        input.usage.at,
-        input.usage.requestId,
-      ) as DbRow;
-      this.#insertUsage(input.usage);
-      return { ok: true as const, balanceMicros, entryId: str(entry.id) };
+  #debitOne(input: DebitInput): DebitResult {
+    const updated = this.#get(
+      `UPDATE wallets SET balance_micros = balance_micros - ?1,
+          burn_month_micros = CASE WHEN burn_month = ?2 THEN burn_month_micros + ?1 ELSE ?1 END,
+          burn_month = ?2
+        WHERE id = ?3 AND balance_micros >= ?1 RETURNING balance_micros, burn_month_micros`,
+      input.amountMicros,
+      input.month,
+      input.walletId,
+    );
+    if (!updated) {
+      const current = this.#get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
+      return { ok: false, balanceMicros: current ? big(current.balance_micros) : 0n };
+    }
+    const balanceMicros = big(updated.balance_micros);
+    const entry = this.#get(
+      "INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id) VALUES (?, 'burn', ?, ?, ?, ?) RETURNING id",
+      input.walletId,
+      -input.amountMicros,
+      balanceMicros,
+      input.usage.at,
+      input.usage.requestId,
+    ) as DbRow;
+    this.#insertUsage(input.usage);
+    return {
+      ok: true,
+      balanceMicros,
+      burnMonthMicros: big(updated.burn_month_micros),
+      entryId: str(entry.id),
+    };
+  }
+
+  /**
+   * Group commit: debits and usage records that arrive in the same turn of the event loop share one
+   * transaction. Each debit is still its own conditional UPDATE, applied in arrival order, and no
+   * promise resolves before the COMMIT: an acknowledged debit is always a committed one.
+   */
+  #enqueue<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#batch.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (this.#batch.length === 1) setImmediate(() => this.#flush());
     });
   }
 
+  #flush(): void {
+    const batch = this.#batch;
+    this.#batch = [];
+    let results: unknown[];
+    try {
+      results = this.#tx(() => batch.map((item) => item.work()));
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, index) => {
+      item.resolve(results[index]);
+    });
+  }
+
+  async debit(input: DebitInput): Promise<DebitResult> {
+    if (input.amountMicros <= 0n) throw new RangeError('a debit must be positive');
+    return this.#enqueue(() => this.#debitOne(input));
+  }
+
   async recordUsage(usage: UsageInput): Promise<void> {
-    this.#insertUsage(usage);
+    return this.#enqueue(() => this.#insertUsage(usage));
   }
 
   async listEntries(walletId: string): Promise<LedgerEntry[]> {
