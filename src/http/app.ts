@@ -80,7 +80,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       (token, channel) => deps.auth.authenticate(token, channel),
       mode,
       request.routeOptions.config.allow,
-      'rest',
+      request.routeOptions.config.channel ?? 'rest',
     );
   });
 

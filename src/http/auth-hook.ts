@@ -14,6 +14,8 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** Credential kinds that may call the route; others get 403 forbidden. */
     allow?: readonly CredentialKind[];
+    /** The face a metered call on this route comes through (default rest). */
+    channel?: Channel;
   }
 }
 
