@@ -127,6 +127,12 @@ export const serviceFileSchema = z
       sandbox: limitSchema.extend({ issuance_per_ip_per_day: z.int().positive() }),
       public_test: limitSchema,
       wallet: z.strictObject({ per_day: z.int().positive().nullable(), concurrent: z.int().positive() }),
+      login: z.strictObject({
+        failures_per_account: z.int().positive(),
+        failures_per_ip: z.int().positive(),
+        window_minutes: z.int().positive(),
+      }),
+      slot_lease_seconds: z.int().positive(),
     }),
     early_bird: z.strictObject({ cohort_cutoff: z.iso.datetime() }),
     quote_source_domains: z.array(z.string().regex(/^[a-z0-9-]+$/)).length(2),
@@ -151,6 +157,28 @@ const envSchema = z.object({
   BASE_URL: z.url().optional(),
   DATABASE_URL: z.string().min(1).default('data/tmd.sqlite'),
   REDIS_URL: z.string().optional(),
+  /** Prefix of every Redis key the limiter writes, so several deployments can share one Redis. */
+  REDIS_KEY_PREFIX: z.string().default('tmd:'),
+  /**
+   * With Redis unreachable, each node enforces this fraction of every limit on its own (1/N for N
+   * nodes keeps the cluster within the limit). A decimal or a fraction: 0.5, 1/3.
+   */
+  LIMITS_FALLBACK_FRACTION: z
+    .string()
+    .default('1/3')
+    .transform((raw, ctx) => {
+      const match = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*(\d+(?:\.\d+)?)\s*)?$/.exec(raw);
+      const value = match ? Number(match[1]) / (match[2] === undefined ? 1 : Number(match[2])) : Number.NaN;
+      if (!(value > 0 && value <= 1)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a number in (0, 1], e.g. 0.5 or 1/3' });
+        return z.NEVER;
+      }
+      return value;
+    }),
+  /** Connections to PostgreSQL per process. */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  /** How long a stopping process waits for in-flight requests before it exits anyway. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   DATA_DIR: z.string().default('data'),

@@ -7,7 +7,7 @@ import { loadCatalogFile } from './catalog/catalog-file.ts';
 import { CursorCodec } from './catalog/read-plan.ts';
 import type { DatasetDef } from './catalog/types.ts';
 import type { Env, ServiceFile } from './config.ts';
-import { ConfigError, loadServiceFile } from './config.ts';
+import { loadServiceFile } from './config.ts';
 import { Authenticator } from './domain/auth.ts';
 import { Credentials } from './domain/credentials.ts';
 import { makePricing, type Pricing } from './domain/pricing.ts';
@@ -16,8 +16,12 @@ import { Recipes } from './domain/recipes.ts';
 import { Sessions } from './domain/sessions.ts';
 import { MemoryLimiter } from './limits/memory-limiter.ts';
 import type { Limiter } from './limits/port.ts';
+import { FallbackLimiter } from './limits/redis/fallback-limiter.ts';
+import { RedisLimiter } from './limits/redis/redis-limiter.ts';
+import { Metrics } from './metrics.ts';
 import { withKeyCache } from './store/key-cache.ts';
 import type { Store } from './store/port.ts';
+import { PostgresStore } from './store/postgres/postgres-store.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 
 export interface Deps {
@@ -33,6 +37,16 @@ export interface Deps {
   reads: DataReads;
   recipes: Recipes;
   now: () => number;
+  metrics: Metrics;
+  /** Process-level events (not requests): adapter switches, shutdown. */
+  log: ProcessLog;
+  /** The limiter's reachability for /readyz: `local` when limits are in-process by configuration. */
+  limiterStatus: () => Promise<'ok' | 'degraded' | 'local'>;
+}
+
+export interface ProcessLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
 }
 
 export interface DepsOptions {
@@ -43,6 +57,58 @@ export interface DepsOptions {
   now?: () => number;
   store?: Store;
   limiter?: Limiter;
+  log?: ProcessLog;
+}
+
+const levels = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
+
+/** JSON lines in pino's shape on stdout, beside Fastify's request log. */
+export function processLog(level: Env['LOG_LEVEL']): ProcessLog {
+  const write = (at: number) => (msg: string, fields: Record<string, unknown> = {}) => {
+    if (at < levels[level]) return;
+    process.stdout.write(`${JSON.stringify({ level: at, time: Date.now(), pid: process.pid, ...fields, msg })}\n`);
+  };
+  return { info: write(levels.info), warn: write(levels.warn) };
+}
+
+export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url);
+
+/** REDIS_URL set: Redis, with the per-process fallback of the failure policy. Else in-process limits. */
+async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
+  if (!env.REDIS_URL) {
+    return { limiter: new MemoryLimiter() as Limiter, status: async () => 'local' as const };
+  }
+  const degraded = metrics.gauge(
+    'tmd_limiter_degraded',
+    '1 while Redis is unreachable and limits are enforced per process at LIMITS_FALLBACK_FRACTION',
+  );
+  const transitions = metrics.counter(
+    'tmd_limiter_fallback_transitions_total',
+    'Times the limiter switched from Redis to per-process limits',
+  );
+  const localDecisions = metrics.counter(
+    'tmd_limiter_local_decisions_total',
+    'Limit decisions taken per process because Redis was unreachable',
+  );
+  const redis = new RedisLimiter(env.REDIS_URL, { keyPrefix: env.REDIS_KEY_PREFIX });
+  const limiter = new FallbackLimiter(redis, env.LIMITS_FALLBACK_FRACTION, {
+    onDegraded(error) {
+      degraded(1);
+      transitions();
+      log.warn('Redis unreachable: limits continue per process', {
+        fraction: env.LIMITS_FALLBACK_FRACTION,
+        err: (error as Error)?.message ?? String(error),
+      });
+    },
+    onRecovered() {
+      degraded(0);
+      log.info('Redis reachable again: limits are shared again');
+    },
+    onLocalDecision: () => localDecisions(),
+  });
+  degraded(0);
+  if (!(await redis.connect())) await limiter.check();
+  return { limiter: limiter as Limiter, status: () => limiter.check() };
 }
 
 /** JWT_SECRET from the environment, else one generated once and kept in the data folder. */
@@ -71,18 +137,21 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const pricing = makePricing(config);
   const catalog = new Catalog(datasets, pricing);
 
+  const metrics = new Metrics();
+  const log = options.log ?? processLog(env.LOG_LEVEL);
+
   let store = options.store;
   if (!store) {
-    if (/^postgres(ql)?:\/\//.test(env.DATABASE_URL)) {
-      throw new ConfigError(
-        'DATABASE_URL: PostgreSQL is not available in this build yet; use a SQLite file path.',
-      );
-    }
-    store = new SqliteStore(env.DATABASE_URL);
+    store = isPostgresUrl(env.DATABASE_URL)
+      ? new PostgresStore(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX })
+      : new SqliteStore(env.DATABASE_URL);
   }
   store = withKeyCache(store, env.KEY_CACHE_TTL_MS, now);
   await store.migrate();
-  const limiter = options.limiter ?? new MemoryLimiter();
+  const built = options.limiter
+    ? { limiter: options.limiter, status: async () => 'local' as const }
+    : await buildLimiter(env, metrics, log);
+  const limiter = built.limiter;
 
   const secret = loadSecret(env);
   const sessions = new Sessions(store, derive(secret, 'session-jwt'), now);
@@ -104,7 +173,23 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     cursors: new CursorCodec(derive(secret, 'cursor')),
   });
   const recipes = new Recipes(reads);
-  return { env, config, pricing, catalog, store, limiter, sessions, auth, credentials, reads, recipes, now };
+  return {
+    env,
+    config,
+    pricing,
+    catalog,
+    store,
+    limiter,
+    sessions,
+    auth,
+    credentials,
+    reads,
+    recipes,
+    now,
+    metrics,
+    log,
+    limiterStatus: built.status,
+  };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

@@ -11,7 +11,13 @@ import {
 
 let server: TestServer;
 before(async () => {
-  server = await startServer();
+  // Limits are not what this file tests: room for the concurrency it needs.
+  server = await startServer({
+    config: (c) => {
+      for (const tier of c.pricing.loyalty_tiers) tier.rate_limit = 100_000;
+      c.limits.wallet.concurrent = 1000;
+    },
+  });
 });
 after(() => server.close());
 

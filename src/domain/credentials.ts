@@ -67,7 +67,7 @@ export class Credentials {
     const { config, store, limiter } = this.#deps;
     if (!config.sandbox.enabled) throw new AppError('forbidden', 'Sandbox key issuance is switched off.');
     const now = this.#deps.now();
-    const ipDigest = createHash('sha256').update(`${this.#deps.ipSalt}:${clientIp}`).digest('hex');
+    const ipDigest = this.#ipDigest(clientIp);
     const cap = config.limits.sandbox.issuance_per_ip_per_day;
     const decision = await limiter.hit(`issuance:${ipDigest}`, cap, DAY_MS, now);
     if (!decision.allowed) {
@@ -109,6 +109,7 @@ export class Credentials {
   async registerPublicTest(
     email: string,
     password: string,
+    clientIp: string,
   ): Promise<
     IssuedKey & { account: AccountRecord; created: boolean; rotated: boolean; grantCredited: boolean }
   > {
@@ -124,7 +125,7 @@ export class Credentials {
     let account = await store.findAccountByEmail(normalized);
     let created = false;
     if (account) {
-      await this.#checkPassword(account, password);
+      await this.#checkPassword(account, normalized, password, clientIp);
     } else {
       const passwordHash = await hashPassword(password);
       try {
@@ -144,7 +145,7 @@ export class Credentials {
         // Two registrations raced for the same email: the other one created it; verify against it.
         account = await store.findAccountByEmail(normalized);
         if (!account) throw new AppError('conflict', 'Registration conflicted with another; try again.');
-        await this.#checkPassword(account, password);
+        await this.#checkPassword(account, normalized, password, clientIp);
       }
     }
     if (account.publicTestStartedAt === null) {
@@ -181,18 +182,55 @@ export class Credentials {
     };
   }
 
-  async #checkPassword(account: AccountRecord, password: string): Promise<void> {
-    const ok = await verifyPassword(password, account.passwordHash ?? decoyHash);
-    if (!ok || account.passwordHash === null) throw new AppError('invalid_login', 'Wrong email or password.');
-  }
-
-  async login(email: string, password: string, channel: 'rest' | 'terminal') {
-    const account = await this.#deps.store.findAccountByEmail(email.trim().toLowerCase());
-    if (!account) {
-      await verifyPassword(password, decoyHash);
+  /**
+   * Wrong passwords are throttled per account and per client IP (counted failures in a sliding window),
+   * checked before the password so a throttled guess learns nothing.
+   */
+  async #checkPassword(
+    account: AccountRecord | null,
+    email: string,
+    password: string,
+    clientIp: string,
+  ): Promise<void> {
+    const { limiter, config } = this.#deps;
+    const policy = config.limits.login;
+    const windowMs = policy.window_minutes * 60_000;
+    const now = this.#deps.now();
+    const ipKey = `login-ip:${this.#ipDigest(clientIp)}`;
+    const accountKey = `login-acct:${createHash('sha256').update(email).digest('hex')}`;
+    const [byAccount, byIp] = await Promise.all([
+      limiter.peek(accountKey, policy.failures_per_account, windowMs, now),
+      limiter.peek(ipKey, policy.failures_per_ip, windowMs, now),
+    ]);
+    const blocked = [byAccount, byIp].find((d) => !d.allowed);
+    if (blocked) {
+      const retryAfter = Math.max(1, Math.ceil(blocked.retryAfterMs / 1000));
+      throw new AppError(
+        'login_throttled',
+        `Too many wrong passwords; try again in ${retryAfter} seconds.`,
+        { retry_after: retryAfter },
+        { 'retry-after': String(retryAfter) },
+      );
+    }
+    const ok = await verifyPassword(password, account?.passwordHash ?? decoyHash);
+    if (!ok || !account || account.passwordHash === null) {
+      await Promise.all([
+        limiter.hit(accountKey, Number.MAX_SAFE_INTEGER, windowMs, now),
+        limiter.hit(ipKey, Number.MAX_SAFE_INTEGER, windowMs, now),
+      ]);
       throw new AppError('invalid_login', 'Wrong email or password.');
     }
-    await this.#checkPassword(account, password);
+  }
+
+  #ipDigest(clientIp: string): string {
+    return createHash('sha256').update(`${this.#deps.ipSalt}:${clientIp}`).digest('hex');
+  }
+
+  async login(email: string, password: string, channel: 'rest' | 'terminal', clientIp: string) {
+    const normalized = email.trim().toLowerCase();
+    const account = await this.#deps.store.findAccountByEmail(normalized);
+    await this.#checkPassword(account, normalized, password, clientIp);
+    if (!account) throw new AppError('invalid_login', 'Wrong email or password.');
     const { token, session } = await this.#deps.sessions.issue(account.id, channel);
     return { token, session, account };
   }

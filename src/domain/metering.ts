@@ -9,6 +9,7 @@ import type { Store, UsageOutcome } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { formatMicros, tokensToMicros } from './money.ts';
 import { costEur, type Pricing, priceRead, tierFor, utcMonth } from './pricing.ts';
+import { spendCapsOf, spendingCapReached } from './spending-caps.ts';
 
 export interface MeteredItem {
   /** The dataset key read. */
@@ -30,6 +31,14 @@ export interface CostFigures {
 export interface Metered<T> {
   value: T;
   cost: CostFigures;
+}
+
+export interface MeterOptions {
+  /**
+   * Whether an early_bird session's read the wallet cannot cover is served at zero burn (default true).
+   * Bulk exports pass false: the grandfather covers research reads, not volume (spec 5.3).
+   */
+  grandfather?: boolean;
 }
 
 export interface MeterDeps {
@@ -87,11 +96,13 @@ export async function meter<T>(
   label: string,
   items: readonly MeteredItem[],
   produce: () => Promise<{ value: T; rows: number }>,
+  options: MeterOptions = {},
 ): Promise<Metered<T>> {
   assertEntitled(caller, items);
   const now = deps.now();
   const { listCost, costMicros, burnMicros } = quote(deps, caller, items);
-  const grandfatherable = caller.kind === 'session' && caller.account?.plan === 'early_bird';
+  const grandfatherable =
+    options.grandfather !== false && caller.kind === 'session' && caller.account?.plan === 'early_bird';
 
   if (burnMicros > 0n && caller.wallet.balanceMicros < burnMicros && !grandfatherable) {
     throw insufficient(burnMicros, caller.wallet.balanceMicros);
@@ -124,7 +135,9 @@ export async function meter<T>(
     amountMicros: burnMicros,
     month: utcMonth(now),
     usage: { ...usage, burnedMicros: burnMicros, outcome: 'charged' },
+    spendCaps: spendCapsOf(caller.key, now),
   });
+  if (!debit.ok && debit.cap) throw spendingCapReached(debit.cap, burnMicros, now);
   if (debit.ok) {
     return {
       value,

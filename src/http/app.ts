@@ -12,12 +12,17 @@ import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fa
 import type { Deps } from '../deps.ts';
 import { newRequestId } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
+import { registerMcpRoutes } from '../mcp/route.ts';
 import { resolveCaller } from './auth-hook.ts';
+import { applyLimits } from './limits-hook.ts';
 import { transformObject } from './openapi.ts';
 import { sendProblem, toAppError } from './problem.ts';
+import { registerAdminRoutes } from './routes/admin.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
+import { registerBillingRoutes } from './routes/billing.ts';
 import { registerCatalogRoutes } from './routes/catalog.ts';
 import { registerDataRoutes } from './routes/data.ts';
+import { registerExportRoutes } from './routes/export.ts';
 import { registerKeyRoutes } from './routes/keys.ts';
 import { registerMeRoutes } from './routes/me.ts';
 import { registerMetaRoutes } from './routes/meta.ts';
@@ -70,18 +75,23 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // Responses are built by the handlers from typed values; the zod response schemas document them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('caller', null);
+  app.decorateRequest('limitSlot', null);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    const mode = request.routeOptions.config.auth ?? 'none';
-    if (mode === 'none') return;
-    request.caller = await resolveCaller(
-      request,
-      (token, channel) => deps.auth.authenticate(token, channel),
-      mode,
-      request.routeOptions.config.allow,
-      request.routeOptions.config.channel ?? 'rest',
-    );
+    // Routes without a declared mode still identify a presented credential, so a keyed caller is
+    // limited as itself (and skips the IP fence where DECISIONS says so) on free routes too.
+    const mode = request.routeOptions.config.auth ?? 'optional';
+    if (mode !== 'none') {
+      request.caller = await resolveCaller(
+        request,
+        (token, channel) => deps.auth.authenticate(token, channel),
+        mode,
+        request.routeOptions.config.allow,
+        request.routeOptions.config.channel ?? 'rest',
+      );
+    }
+    await applyLimits(deps, request, reply);
   });
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, toAppError(error, request)));
@@ -124,5 +134,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerRecipeRoutes(typed, deps);
   registerMeRoutes(typed, deps);
   registerKeyRoutes(typed, deps);
+  registerExportRoutes(typed, deps);
+  registerBillingRoutes(typed, deps);
+  registerAdminRoutes(typed, deps);
+  registerMcpRoutes(app, deps);
   return app;
 }

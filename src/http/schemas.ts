@@ -29,6 +29,9 @@ export const keyOut = z.object({
   expires_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
   status: z.enum(['active', 'expired', 'revoked']),
+  spending_caps: z
+    .object({ daily: tokens.nullable(), monthly: tokens.nullable() })
+    .describe('Tokens this key may burn per UTC day and month; null for no cap.'),
 });
 
 export const issuedKeyOut = keyOut.extend({

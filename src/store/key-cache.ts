@@ -72,6 +72,11 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
       await store.replaceKeys(accountId, kind, key, at);
       evict((c) => c.key.accountId === accountId);
     },
+    async setKeyCaps(id, caps) {
+      const result = await store.setKeyCaps(id, caps);
+      evict((c) => c.key.id === id);
+      return result;
+    },
     async updateAccount(id, patch) {
       await store.updateAccount(id, patch);
       evict((c) => c.account?.id === id);

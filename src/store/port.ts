@@ -116,16 +116,33 @@ export interface CreditInput {
 
 export type CreditResult = { entry: LedgerEntry; duplicate: boolean };
 
+/**
+ * A per-key spending cap checked inside the debit: the key's burns since `sinceMs` (usage events of
+ * `usage.keyId`) plus this debit must not exceed `capMicros`.
+ */
+export interface SpendCap {
+  period: 'day' | 'month';
+  sinceMs: number;
+  capMicros: bigint;
+}
+
 export interface DebitInput {
   walletId: string;
   amountMicros: bigint;
   month: string;
   usage: UsageInput;
+  /** Checked in order, atomically with the debit; the first that would be exceeded refuses it. */
+  spendCaps?: readonly SpendCap[];
 }
 
 export type DebitResult =
   | { ok: true; balanceMicros: bigint; burnMonthMicros: bigint; entryId: string }
-  | { ok: false; balanceMicros: bigint };
+  | {
+      ok: false;
+      balanceMicros: bigint;
+      /** Set when a spending cap refused the debit (the balance was not looked at). */
+      cap?: SpendCap & { spentMicros: bigint };
+    };
 
 export interface NewAccount {
   id: string;
@@ -175,7 +192,12 @@ export interface Store {
     patch: Partial<Pick<AccountRecord, 'plan' | 'packageId' | 'passwordHash' | 'publicTestStartedAt'>>,
   ): Promise<void>;
 
+  /** Accounts that have a package assigned, for the monthly credit job. */
+  listAccountsWithPackage(): Promise<AccountRecord[]>;
+
   insertKey(key: KeyRecord): Promise<void>;
+  /** Sets (or clears, with null) a key's spending caps; false if there is no such key. */
+  setKeyCaps(id: string, caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null }): Promise<boolean>;
   findKeyByDigest(digest: string): Promise<KeyContext | null>;
   getKey(id: string): Promise<KeyRecord | null>;
   listKeys(accountId: string): Promise<KeyRecord[]>;

@@ -11,6 +11,8 @@ import { tokensToMicros } from '../../src/domain/money.ts';
 import { hashPassword } from '../../src/domain/passwords.ts';
 import { utcMonth } from '../../src/domain/pricing.ts';
 import { buildApp } from '../../src/http/app.ts';
+import type { Store } from '../../src/store/port.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
 export class TestClock {
   t: number;
@@ -53,6 +55,8 @@ export async function startServer(
     clock?: TestClock;
     config?: (config: ServiceFile) => void;
     env?: Partial<Record<keyof Env, string>>;
+    /** Wraps the real SQLite store (e.g. to slow reads down and count them in the server). */
+    wrapStore?: (store: Store) => Store;
   } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'tmd-test-'));
@@ -69,7 +73,8 @@ export async function startServer(
     TRUST_PROXY: '127.0.0.1',
     ...options.env,
   });
-  const deps = await buildDeps({ env, config, now: clock.now });
+  const store = options.wrapStore ? options.wrapStore(new SqliteStore(env.DATABASE_URL)) : undefined;
+  const deps = await buildDeps({ env, config, now: clock.now, ...(store ? { store } : {}) });
   const app = await buildApp(deps, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -98,7 +103,10 @@ export async function startServer(
       return { status: response.status, headers: response.headers, text, json };
     },
     async close() {
-      await app.close();
+      // Keep-alive sockets of the test's own fetch calls would hold close() for Fastify's 72 s keep-alive.
+      const closing = app.close();
+      app.server.closeAllConnections();
+      await closing;
       await closeDeps(deps);
       rmSync(dir, { recursive: true, force: true });
     },

@@ -75,7 +75,11 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
       },
     },
     async (request, reply) => {
-      const result = await deps.credentials.registerPublicTest(request.body.email, request.body.password);
+      const result = await deps.credentials.registerPublicTest(
+        request.body.email,
+        request.body.password,
+        request.ip,
+      );
       const wallet = await deps.store.getWallet(result.account.walletId);
       reply.code(result.created ? 201 : 200).header('cache-control', 'no-store');
       return {
@@ -119,6 +123,7 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
         request.body.email,
         request.body.password,
         request.body.client === 'terminal' ? 'terminal' : 'rest',
+        request.ip,
       );
       const maxAge = Math.floor((session.expiresAt - deps.now()) / 1000);
       reply

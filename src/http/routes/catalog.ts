@@ -1,12 +1,12 @@
 /** The catalog: free to read, with or without a key. */
 import { z } from 'zod';
-import type { CatalogEntry } from '../../catalog/catalog.ts';
+import type { Catalog, CatalogEntry } from '../../catalog/catalog.ts';
 import { fieldTypes } from '../../catalog/types.ts';
 import type { Deps } from '../../deps.ts';
 import type { TypedApp } from '../app.ts';
 import { problems } from '../schemas.ts';
 
-const entryOut = z.object({
+export const entryOut = z.object({
   key: z.string(),
   domain: z.string(),
   name: z.string(),
@@ -24,7 +24,7 @@ const entryOut = z.object({
   entity_fields: z.array(z.string()),
 });
 
-const fieldOut = z.object({
+export const fieldOut = z.object({
   name: z.string(),
   type: z.enum(fieldTypes),
   unit: z.string().nullable(),
@@ -71,6 +71,33 @@ export function describeEntry(entry: CatalogEntry) {
   };
 }
 
+export interface CatalogFilters {
+  domain?: string | undefined;
+  /** true: only P0 keys; false: only the others. */
+  p0?: boolean | undefined;
+  /** Only keys whose list cost is at most this. */
+  maxCost?: number | undefined;
+  /** Words that must all appear in the key, title or description. */
+  q?: string | undefined;
+}
+
+/** The catalog search behind GET /api/v1/catalog and the MCP search_datasets tool. */
+export function searchCatalog(catalog: Catalog, filters: CatalogFilters): CatalogEntry[] {
+  const { domain, p0, maxCost, q } = filters;
+  const words = (q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  return catalog
+    .entries()
+    .filter((e) => domain === undefined || e.domain === domain)
+    .filter((e) => p0 === undefined || e.p0 === p0)
+    .filter((e) => maxCost === undefined || e.listCost <= maxCost)
+    .filter((e) => {
+      const text = `${e.key} ${e.dataset.title} ${e.dataset.description}`.toLowerCase();
+      return words.every((w) => text.includes(w));
+    });
+}
+
+export const datasetOut = entryOut.extend({ fields: z.array(fieldOut), example: z.string() });
+
 export function registerCatalogRoutes(app: TypedApp, deps: Deps): void {
   app.get(
     '/api/v1/catalog',
@@ -102,17 +129,12 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps): void {
     },
     async (request) => {
       const { domain, free, max_cost: maxCost, q } = request.query;
-      const words = (q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-      const data = deps.catalog
-        .entries()
-        .filter((e) => domain === undefined || e.domain === domain)
-        .filter((e) => free === undefined || e.p0 === (free === 'true'))
-        .filter((e) => maxCost === undefined || e.listCost <= maxCost)
-        .filter((e) => {
-          const text = `${e.key} ${e.dataset.title} ${e.dataset.description}`.toLowerCase();
-          return words.every((w) => text.includes(w));
-        })
-        .map(presentEntry);
+      const data = searchCatalog(deps.catalog, {
+        domain,
+        p0: free === undefined ? undefined : free === 'true',
+        maxCost,
+        q,
+      }).map(presentEntry);
       return { data, meta: { count: data.length } };
     },
   );
@@ -126,7 +148,7 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps): void {
         summary: 'One dataset: fields, time field, entity filters, cost, P0 flag, aliases, an example read',
         params: z.object({ domain: z.string().max(64), name: z.string().max(128) }),
         response: {
-          200: entryOut.extend({ fields: z.array(fieldOut), example: z.string() }),
+          200: datasetOut,
           ...problems(404),
         },
       },

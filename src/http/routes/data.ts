@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { DEFAULT_LIMIT, type ReadParams, readOptionsShape } from '../../catalog/read-plan.ts';
 import type { Deps } from '../../deps.ts';
 import { costHeaders, type Metered } from '../../domain/metering.ts';
+import type { Pricing } from '../../domain/pricing.ts';
 import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { csvLine } from '../csv.ts';
 import { problems, tokens } from '../schemas.ts';
 
-const filterValue = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)]);
+export const filterValue = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)]);
 
 export const readQuerystring = z
   .object({
@@ -74,6 +75,29 @@ function wantsCsv(request: FastifyRequest, format: string | undefined): boolean 
   return /\btext\/csv\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
 }
 
+/** The `meta` of a JSON read, shared by REST and the MCP read_dataset tool. */
+export function readMeta(pricing: Pricing, result: Metered<ReadResult>) {
+  const { value, cost } = result;
+  const figures = costHeaders(pricing, cost);
+  return {
+    dataset: value.entry.key,
+    canonical_key: value.entry.dataset.key,
+    count: value.rows.length,
+    next_cursor: value.nextCursor,
+    fields: value.fields ?? value.entry.dataset.fields.map((f) => f.name),
+    time_field: value.entry.dataset.time_field,
+    sample: value.source === 'sample',
+    ...(value.source === 'sample' ? { notice: 'Generated sample data, not real observations.' } : {}),
+    cost: {
+      list_tokens: String(value.entry.listCost),
+      token_cost: figures['x-token-cost'],
+      tokens_burned: figures['x-request-tokens'],
+      credits_remaining: figures['x-credits-remaining'],
+      outcome: cost.outcome,
+    },
+  };
+}
+
 export function sendRead(
   deps: Deps,
   reply: FastifyReply,
@@ -96,23 +120,7 @@ export function sendRead(
       .header('content-disposition', `inline; filename="${value.entry.key.replace('/', '_')}.csv"`)
       .send(body);
   }
-  const meta = {
-    dataset: value.entry.key,
-    canonical_key: value.entry.dataset.key,
-    count: value.rows.length,
-    next_cursor: value.nextCursor,
-    fields: value.fields ?? value.entry.dataset.fields.map((f) => f.name),
-    time_field: value.entry.dataset.time_field,
-    sample: value.source === 'sample',
-    ...(value.source === 'sample' ? { notice: 'Generated sample data, not real observations.' } : {}),
-    cost: {
-      list_tokens: String(value.entry.listCost),
-      token_cost: reply.getHeader('x-token-cost'),
-      tokens_burned: reply.getHeader('x-request-tokens'),
-      credits_remaining: reply.getHeader('x-credits-remaining'),
-      outcome: cost.outcome,
-    },
-  };
+  const meta = readMeta(deps.pricing, result);
   // Stored rows are already JSON: splice them in rather than parse and re-serialise on the hot path.
   const data =
     value.fields === null
@@ -122,6 +130,28 @@ export function sendRead(
     .type('application/json; charset=utf-8')
     .send(`{"data":[${data}],"meta":${JSON.stringify(meta)}}`);
 }
+
+/** The JSON envelope of a read: REST's 200 body and the MCP read_dataset structured result. */
+export const readEnvelope = z.object({
+  data: z.array(z.record(z.string(), z.unknown())),
+  meta: z.object({
+    dataset: z.string(),
+    canonical_key: z.string(),
+    count: z.int(),
+    next_cursor: z.string().nullable(),
+    fields: z.array(z.string()),
+    time_field: z.string(),
+    sample: z.boolean(),
+    notice: z.string().optional(),
+    cost: z.object({
+      list_tokens: tokens,
+      token_cost: tokens,
+      tokens_burned: tokens,
+      credits_remaining: tokens,
+      outcome: z.enum(['charged', 'notional', 'grandfathered']),
+    }),
+  }),
+});
 
 export function registerDataRoutes(app: TypedApp, deps: Deps): void {
   app.get(
@@ -138,28 +168,9 @@ export function registerDataRoutes(app: TypedApp, deps: Deps): void {
         params: z.object({ domain: z.string().max(64), name: z.string().max(128) }),
         querystring: readQuerystring,
         response: {
-          200: z
-            .object({
-              data: z.array(z.record(z.string(), z.unknown())),
-              meta: z.object({
-                dataset: z.string(),
-                canonical_key: z.string(),
-                count: z.int(),
-                next_cursor: z.string().nullable(),
-                fields: z.array(z.string()),
-                time_field: z.string(),
-                sample: z.boolean(),
-                notice: z.string().optional(),
-                cost: z.object({
-                  list_tokens: tokens,
-                  token_cost: tokens,
-                  tokens_burned: tokens,
-                  credits_remaining: tokens,
-                  outcome: z.enum(['charged', 'notional', 'grandfathered']),
-                }),
-              }),
-            })
-            .describe('JSON envelope; with format=csv or Accept: text/csv the body is text/csv instead.'),
+          200: readEnvelope.describe(
+            'JSON envelope; with format=csv or Accept: text/csv the body is text/csv instead.',
+          ),
           ...problems(400, 401, 402, 403, 404, 429, 503),
         },
       },

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
+import { capAmount, Operator } from '../../domain/operator.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { presentKey } from '../present.ts';
@@ -59,6 +60,38 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
       const account = accountOf(request.caller);
       const now = deps.now();
       return { data: (await deps.store.listKeys(account.id)).map((k) => presentKey(k, now)) };
+    },
+  );
+
+  const operator = new Operator(deps);
+  app.patch(
+    '/api/v1/keys/:id',
+    {
+      config: sessionOnly,
+      schema: {
+        operationId: 'setKeySpendingCaps',
+        tags: ['keys'],
+        summary: 'Set or clear the spending caps of a live key (Partner package)',
+        description:
+          'Caps the tokens the key may burn per UTC day and per UTC month; null removes a cap, an absent field leaves it as it is. A read that would take the key past a cap is refused with 402 spending_cap_reached and reset_at.',
+        security,
+        params: z.object({ id: z.string().max(64) }),
+        body: z.strictObject({
+          daily_tokens: capAmount.optional().describe('Tokens per UTC day, or null for no cap.'),
+          monthly_tokens: capAmount.optional().describe('Tokens per UTC month, or null for no cap.'),
+        }),
+        response: { 200: keyOut, ...problems(400, 401, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request) => {
+      const account = accountOf(request.caller);
+      const key = await deps.store.getKey(request.params.id);
+      const { daily_tokens: daily, monthly_tokens: monthly } = request.body;
+      const updated = await operator.setOwnKeyCaps(account, request.params.id, {
+        dailyCapMicros: daily === undefined ? (key?.dailyCapMicros ?? null) : daily,
+        monthlyCapMicros: monthly === undefined ? (key?.monthlyCapMicros ?? null) : monthly,
+      });
+      return presentKey(updated, deps.now());
     },
   );
 

@@ -2,37 +2,80 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
+import { limitsFor } from '../../domain/limits-policy.ts';
 import { burnedThisMonth, tierOf } from '../../domain/metering.ts';
 import { formatMicros, MICROS_PER_TOKEN } from '../../domain/money.ts';
+import { entitlementsOf } from '../../domain/packages.ts';
 import { nextTier } from '../../domain/pricing.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { iso } from '../present.ts';
 import { problems, tokens } from '../schemas.ts';
 
-export function limitsOf(deps: Deps, caller: Caller) {
-  const limits = deps.config.limits;
-  if (caller.kind === 'sandbox')
-    return {
-      per_minute: limits.sandbox.per_minute,
-      per_day: limits.sandbox.per_day,
-      concurrent: limits.sandbox.concurrent,
-      ip_fence: true,
-    };
-  if (caller.kind === 'public_test')
-    return {
-      per_minute: limits.public_test.per_minute,
-      per_day: limits.public_test.per_day,
-      concurrent: limits.public_test.concurrent,
-      ip_fence: false,
-    };
-  const tier = tierOf(deps.reads.meterDeps, caller, deps.now());
-  const pkg = deps.config.pricing.commercial_skus.find((s) => s.id === caller.account?.packageId);
+/** Who is calling and what they hold: REST's GET /api/v1/me and the MCP get_account tool. */
+export const accountOut = z.object({
+  credential: z.object({
+    kind: z.enum(['sandbox', 'public_test', 'live', 'session']),
+    key_id: z.string().nullable(),
+    expires_at: z.string().nullable(),
+  }),
+  account: z
+    .object({
+      id: z.string(),
+      email: z.string().nullable(),
+      plan: z.string(),
+      package: z.string().nullable(),
+      entitlements: z
+        .object({
+          bulk_export: z.boolean(),
+          analysis_assistant: z.boolean(),
+          mcp_included: z.boolean(),
+          spending_caps: z.boolean(),
+        })
+        .describe(
+          "What the account's package brings beyond reads (analysis_assistant is a Terminal feature).",
+        ),
+      created_at: z.string(),
+    })
+    .nullable(),
+  wallet: z.object({ id: z.string(), balance: tokens }),
+  burned_this_month: tokens,
+  tier: z.looseObject({ level: z.int(), name: z.string(), discount_pct: z.number() }),
+  next_tier: z.looseObject({ level: z.int(), tokens_needed: tokens }).nullable(),
+  limits: z.object({
+    per_minute: z.int(),
+    per_day: z.int().nullable(),
+    concurrent: z.int(),
+    ip_fence: z.boolean(),
+  }),
+});
+
+export async function presentAccount(deps: Deps, caller: Caller): Promise<z.infer<typeof accountOut>> {
+  const now = deps.now();
+  const wallet = (await deps.store.getWallet(caller.wallet.id)) ?? caller.wallet;
+  const fresh = { ...caller, wallet };
+  const tier = tierOf(deps.reads.meterDeps, fresh, now);
+  const burned = burnedThisMonth(fresh, now);
+  const next = caller.kind === 'sandbox' ? null : nextTier(deps.pricing, tier);
   return {
-    per_minute: Math.max(tier.rate_limit, pkg?.rate_limit_per_minute ?? 0),
-    per_day: limits.wallet.per_day,
-    concurrent: limits.wallet.concurrent,
-    ip_fence: false,
+    credential: { kind: caller.kind, key_id: caller.key?.id ?? null, expires_at: iso(caller.expiresAt) },
+    account: caller.account
+      ? {
+          id: caller.account.id,
+          email: caller.account.email,
+          plan: caller.account.plan,
+          package: caller.account.packageId,
+          entitlements: entitlementsOf(deps.config, caller.account),
+          created_at: iso(caller.account.createdAt) as string,
+        }
+      : null,
+    wallet: { id: wallet.id, balance: formatMicros(wallet.balanceMicros) },
+    burned_this_month: formatMicros(burned),
+    tier,
+    next_tier: next
+      ? { ...next, tokens_needed: formatMicros(BigInt(next.min_tokens) * MICROS_PER_TOKEN - burned) }
+      : null,
+    limits: limitsFor(deps.config, deps.reads.meterDeps, fresh, now),
   };
 }
 
@@ -47,64 +90,12 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
         summary: 'The calling credential: kind, account, expiry, balance, tier, burn this month, limits',
         security: [{ bearer: [] }, { apiKey: [] }],
         response: {
-          200: z.object({
-            credential: z.object({
-              kind: z.enum(['sandbox', 'public_test', 'live', 'session']),
-              key_id: z.string().nullable(),
-              expires_at: z.string().nullable(),
-            }),
-            account: z
-              .object({
-                id: z.string(),
-                email: z.string().nullable(),
-                plan: z.string(),
-                package: z.string().nullable(),
-                created_at: z.string(),
-              })
-              .nullable(),
-            wallet: z.object({ id: z.string(), balance: tokens }),
-            burned_this_month: tokens,
-            tier: z.looseObject({ level: z.int(), name: z.string(), discount_pct: z.number() }),
-            next_tier: z.looseObject({ level: z.int(), tokens_needed: tokens }).nullable(),
-            limits: z.object({
-              per_minute: z.int(),
-              per_day: z.int().nullable(),
-              concurrent: z.int(),
-              ip_fence: z.boolean(),
-            }),
-          }),
+          200: accountOut,
           ...problems(401, 429),
         },
       },
     },
-    async (request) => {
-      const caller = request.caller as Caller;
-      const now = deps.now();
-      const wallet = (await deps.store.getWallet(caller.wallet.id)) ?? caller.wallet;
-      const fresh = { ...caller, wallet };
-      const tier = tierOf(deps.reads.meterDeps, fresh, now);
-      const burned = burnedThisMonth(fresh, now);
-      const next = caller.kind === 'sandbox' ? null : nextTier(deps.pricing, tier);
-      return {
-        credential: { kind: caller.kind, key_id: caller.key?.id ?? null, expires_at: iso(caller.expiresAt) },
-        account: caller.account
-          ? {
-              id: caller.account.id,
-              email: caller.account.email,
-              plan: caller.account.plan,
-              package: caller.account.packageId,
-              created_at: iso(caller.account.createdAt) as string,
-            }
-          : null,
-        wallet: { id: wallet.id, balance: formatMicros(wallet.balanceMicros) },
-        burned_this_month: formatMicros(burned),
-        tier,
-        next_tier: next
-          ? { ...next, tokens_needed: formatMicros(BigInt(next.min_tokens) * MICROS_PER_TOKEN - burned) }
-          : null,
-        limits: limitsOf(deps, fresh),
-      };
-    },
+    async (request) => presentAccount(deps, request.caller as Caller),
   );
 
   app.get(

@@ -5,6 +5,16 @@ import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { problems } from '../schemas.ts';
 
+const READY_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 export function baseUrlOf(deps: Deps, host: string | undefined, protocol: string): string {
   return deps.env.BASE_URL ?? `${protocol}://${host ?? `localhost:${deps.env.PORT}`}`;
 }
@@ -57,6 +67,7 @@ export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
   app.get(
     '/healthz',
     {
+      config: { auth: 'none', limits: false },
       schema: {
         operationId: 'healthz',
         tags: ['operations'],
@@ -70,19 +81,51 @@ export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
   app.get(
     '/readyz',
     {
+      config: { auth: 'none', limits: false },
       schema: {
         operationId: 'readyz',
         tags: ['operations'],
-        summary: 'Readiness: the store answers',
-        response: { 200: z.object({ status: z.literal('ready'), store: z.literal('ok') }), ...problems(503) },
+        summary: 'Readiness: the store answers (503 if not); the limiter is reported',
+        description:
+          'The store (ledger) must answer: without it nothing can be served. The limiter is reported but does ' +
+          'not make the node unready: with Redis unreachable each node keeps enforcing its share of every ' +
+          'limit (`degraded`); `local` means in-process limits by configuration (no REDIS_URL).',
+        response: {
+          200: z.object({
+            status: z.literal('ready'),
+            store: z.literal('ok'),
+            limiter: z.enum(['ok', 'degraded', 'local']),
+          }),
+          ...problems(503),
+        },
       },
     },
     async () => {
-      await deps.store.ping().catch(() => {
-        throw new AppError('service_unavailable', 'The store cannot be reached.');
-      });
-      return { status: 'ready' as const, store: 'ok' as const };
+      const [store, limiter] = await Promise.all([
+        withTimeout(deps.store.ping(), READY_TIMEOUT_MS).then(
+          () => true,
+          () => false,
+        ),
+        withTimeout(deps.limiterStatus(), READY_TIMEOUT_MS).catch(() => 'degraded' as const),
+      ]);
+      if (!store) throw new AppError('service_unavailable', 'The store cannot be reached.', { limiter });
+      return { status: 'ready' as const, store: 'ok' as const, limiter };
     },
+  );
+
+  app.get(
+    '/metrics',
+    {
+      config: { auth: 'none', limits: false },
+      schema: {
+        operationId: 'metrics',
+        tags: ['operations'],
+        summary: 'Process metrics in the Prometheus text format (limiter fallback, among others)',
+        hide: true,
+      },
+    },
+    async (_request, reply) =>
+      reply.type('text/plain; version=0.0.4; charset=utf-8').send(deps.metrics.render()),
   );
 
   app.get(

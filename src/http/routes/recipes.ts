@@ -7,6 +7,9 @@ import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { problems } from '../schemas.ts';
 
+/** A recipe's answer: REST's 200 body and the MCP run_recipe structured result. */
+export const recipeOut = z.looseObject({ recipe: z.string(), count: z.int() });
+
 export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
   app.get(
     '/api/v1/recipes',
@@ -65,7 +68,7 @@ export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
             .describe('calendar-tonight: IANA time zone (default America/New_York).'),
         }),
         response: {
-          200: z.looseObject({ recipe: z.string(), count: z.int() }),
+          200: recipeOut,
           ...problems(400, 401, 402, 404, 429, 503),
         },
       },

@@ -94,4 +94,14 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       );
     `,
   },
+  {
+    version: 2,
+    name: 'covering index for per-key spend sums (spending caps)',
+    // The cap check sums a key's burns since a day or month start inside the debit; with burned_micros
+    // in the index that sum never touches the table.
+    sql: `
+      DROP INDEX usage_events_key;
+      CREATE INDEX usage_events_key ON usage_events(key_id, at, burned_micros);
+    `,
+  },
 ];

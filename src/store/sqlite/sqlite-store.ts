@@ -264,6 +264,25 @@ export class SqliteStore implements Store {
       .run(...entries.map(([, v]) => v as SQLInputValue), id);
   }
 
+  async listAccountsWithPackage(): Promise<AccountRecord[]> {
+    return this.#all('SELECT * FROM accounts WHERE package_id IS NOT NULL ORDER BY created_at, id').map((r) =>
+      accountFrom(r),
+    );
+  }
+
+  async setKeyCaps(
+    id: string,
+    caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null },
+  ): Promise<boolean> {
+    const result = this.#run(
+      'UPDATE api_keys SET daily_cap_micros = ?, monthly_cap_micros = ? WHERE id = ?',
+      caps.dailyCapMicros,
+      caps.monthlyCapMicros,
+      id,
+    );
+    return Number(result.changes) === 1;
+  }
+
   #insertKey(key: KeyRecord): void {
     this.#run(
       'INSERT INTO api_keys (id, kind, digest, display_prefix, name, account_id, wallet_id, created_at, expires_at, revoked_at, daily_cap_micros, monthly_cap_micros) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -411,6 +430,26 @@ export class SqliteStore implements Store {
   }
 
   #debitOne(input: DebitInput): DebitResult {
+    const keyId = input.usage.keyId;
+    if (keyId !== null) {
+      for (const cap of input.spendCaps ?? []) {
+        const spent = big(
+          this.#get(
+            'SELECT COALESCE(SUM(burned_micros), 0) AS spent FROM usage_events WHERE key_id = ? AND at >= ?',
+            keyId,
+            cap.sinceMs,
+          )?.spent,
+        );
+        if (spent + input.amountMicros > cap.capMicros) {
+          const current = this.#get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
+          return {
+            ok: false,
+            balanceMicros: current ? big(current.balance_micros) : 0n,
+            cap: { ...cap, spentMicros: spent },
+          };
+        }
+      }
+    }
     const updated = this.#get(
       `UPDATE wallets SET balance_micros = balance_micros - ?1,
           burn_month_micros = CASE WHEN burn_month = ?2 THEN burn_month_micros + ?1 ELSE ?1 END,

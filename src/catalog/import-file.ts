@@ -1,0 +1,378 @@
+/**
+ * Real rows for a dataset from an operator's file (CSV, NDJSON or JSON), checked against the dataset's
+ * declared fields and types. Nothing is loaded unless every row is valid; each problem names its line.
+ *
+ * Columns reach fields in this order: `--set field=value` (a constant), `--map field=Column`, then the
+ * column-name convention: a column whose header, lower-cased with every run of other characters turned
+ * into `_`, equals the field name ("Open Interest (All)" -> open_interest_all, "DATE" -> date).
+ */
+import type { DatasetDef, FieldDef, Row, Scalar } from './types.ts';
+
+export const importFormats = ['csv', 'ndjson', 'json'] as const;
+export type ImportFormat = (typeof importFormats)[number];
+
+export interface ImportOptions {
+  format: ImportFormat;
+  /** Field name -> source column (CSV header or JSON key). */
+  map?: Readonly<Record<string, string>>;
+  /** Field name -> a constant for every row, written as a cell would be. */
+  set?: Readonly<Record<string, string>>;
+  /** Cell texts that mean "no value", besides the empty cell (FRED writes "."). */
+  nullTokens?: readonly string[];
+}
+
+export interface ParsedImport {
+  rows: Row[];
+  /** Where each field came from: `column "X"`, `set "v"`, or null when it is empty in every row. */
+  sources: Record<string, string | null>;
+  /** Columns of the file that no field took. */
+  ignoredColumns: string[];
+}
+
+/** Every problem found, each naming its line (or record), up to MAX_PROBLEMS. */
+export class ImportError extends Error {
+  readonly problems: readonly string[];
+  constructor(summary: string, problems: readonly string[]) {
+    super(problems.length > 0 ? `${summary}\n  ${problems.join('\n  ')}` : summary);
+    this.name = 'ImportError';
+    this.problems = problems;
+  }
+}
+
+const MAX_PROBLEMS = 20;
+
+interface SourceRecord {
+  /** "line 17" for CSV and NDJSON, "record 3" for a JSON array. */
+  where: string;
+  values: Map<string, unknown>;
+}
+
+export function normalizeColumnName(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+/** RFC 4180 records with the line each starts on; quoted cells may hold commas, quotes and newlines. */
+export function* csvRecords(text: string): Generator<{ line: number; cells: string[] }> {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  while (i < text.length) {
+    const start = line;
+    const cells: string[] = [];
+    let cell = '';
+    let quoted = false;
+    let ended = false;
+    while (i < text.length && !ended) {
+      const ch = text[i] as string;
+      if (quoted) {
+        if (ch === '"') {
+          if (text[i + 1] === '"') {
+            cell += '"';
+            i += 2;
+            continue;
+          }
+          quoted = false;
+        } else {
+          if (ch === '\n') line++;
+          cell += ch;
+        }
+        i++;
+        continue;
+      }
+      if (ch === '"' && cell.trim() === '') {
+        quoted = true;
+        cell = '';
+      } else if (ch === ',') {
+        cells.push(cell);
+        cell = '';
+      } else if (ch === '\n' || ch === '\r') {
+        if (ch === '\r' && text[i + 1] === '\n') i++;
+        line++;
+        ended = true;
+      } else {
+        cell += ch;
+      }
+      i++;
+    }
+    if (quoted) throw new ImportError('The CSV file is malformed.', [`line ${start}: a quoted cell is never closed`]);
+    cells.push(cell);
+    if (cells.length === 1 && cells[0]?.trim() === '') continue;
+    yield { line: start, cells };
+  }
+}
+
+function readCsv(text: string): { columns: string[]; records: SourceRecord[] } {
+  const records: SourceRecord[] = [];
+  let columns: string[] | null = null;
+  const problems: string[] = [];
+  for (const { line, cells } of csvRecords(text)) {
+    if (columns === null) {
+      columns = cells.map((c) => c.trim());
+      const seen = new Set<string>();
+      for (const column of columns) {
+        if (column === '') problems.push(`line ${line}: the header has an empty column name`);
+        else if (seen.has(column)) problems.push(`line ${line}: the header names "${column}" twice`);
+        seen.add(column);
+      }
+      continue;
+    }
+    if (cells.length !== columns.length) {
+      if (problems.length < MAX_PROBLEMS)
+        problems.push(`line ${line}: ${cells.length} cells, but the header has ${columns.length} columns`);
+      continue;
+    }
+    const values = new Map<string, unknown>();
+    columns.forEach((column, index) => {
+      values.set(column, cells[index]);
+    });
+    records.push({ where: `line ${line}`, values });
+  }
+  if (problems.length > 0) throw new ImportError('The CSV file is malformed.', problems);
+  if (columns === null) throw new ImportError('The file is empty: no header row.', []);
+  return { columns, records };
+}
+
+function recordOf(value: unknown, where: string, problems: string[]): SourceRecord | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    problems.push(`${where}: not a JSON object`);
+    return null;
+  }
+  return { where, values: new Map(Object.entries(value)) };
+}
+
+function readNdjson(text: string): SourceRecord[] {
+  const records: SourceRecord[] = [];
+  const problems: string[] = [];
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '' || problems.length >= MAX_PROBLEMS) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      problems.push(`line ${index + 1}: not valid JSON`);
+      return;
+    }
+    const record = recordOf(value, `line ${index + 1}`, problems);
+    if (record) records.push(record);
+  });
+  if (problems.length > 0) throw new ImportError('The NDJSON file is malformed.', problems);
+  return records;
+}
+
+function readJson(text: string): SourceRecord[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ImportError('The JSON file is malformed.', [(error as Error).message]);
+  }
+  // Accepts a bare array, or the service's own read envelope {"data": [...]}.
+  const list = Array.isArray(value) ? value : (value as { data?: unknown } | null)?.data;
+  if (!Array.isArray(list)) {
+    throw new ImportError('The JSON file must hold an array of objects, or {"data": [...]}.', []);
+  }
+  const problems: string[] = [];
+  const records: SourceRecord[] = [];
+  list.forEach((item, index) => {
+    if (problems.length >= MAX_PROBLEMS) return;
+    const record = recordOf(item, `record ${index + 1}`, problems);
+    if (record) records.push(record);
+  });
+  if (problems.length > 0) throw new ImportError('The JSON file is malformed.', problems);
+  return records;
+}
+
+const integerText = /^[+-]?\d+$/;
+const numberText = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const dateText = /^(\d{4})-(\d{2})-(\d{2})$/;
+const dateTimeText = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+function isRealDate(text: string): boolean {
+  const m = dateText.exec(text);
+  if (!m) return false;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return new Date(ms).toISOString().slice(0, 10) === text;
+}
+
+/** A cell as the field's type, or a reason it is not one. Strings are trimmed. */
+export function convertCell(
+  field: FieldDef,
+  raw: unknown,
+  nullTokens: ReadonlySet<string>,
+): { value: Scalar } | { error: string } {
+  if (raw === null || raw === undefined) return { value: null };
+  if (typeof raw === 'object') return { error: 'is an object or array, not a single value' };
+  const text = String(raw).trim();
+  if (typeof raw === 'string' && (text === '' || nullTokens.has(text))) return { value: null };
+  const shown = JSON.stringify(typeof raw === 'string' ? text : raw);
+  switch (field.type) {
+    case 'string':
+      return { value: text };
+    case 'integer': {
+      if (typeof raw === 'boolean' || !integerText.test(text)) return { error: `${shown} is not an integer` };
+      const n = Number(text);
+      return Number.isSafeInteger(n) ? { value: n } : { error: `${shown} is too large for an integer` };
+    }
+    case 'number': {
+      if (typeof raw === 'boolean' || !numberText.test(text)) return { error: `${shown} is not a number` };
+      const n = Number(text);
+      return Number.isFinite(n) ? { value: n } : { error: `${shown} is not a finite number` };
+    }
+    case 'boolean': {
+      const lower = text.toLowerCase();
+      if (lower === 'true' || lower === '1') return { value: true };
+      if (lower === 'false' || lower === '0') return { value: false };
+      return { error: `${shown} is not a boolean (true/false/1/0)` };
+    }
+    case 'date':
+      return isRealDate(text) ? { value: text } : { error: `${shown} is not a date (YYYY-MM-DD)` };
+    case 'datetime': {
+      const ms = dateTimeText.test(text) ? Date.parse(text.replace(' ', 'T')) : Number.NaN;
+      if (Number.isNaN(ms)) return { error: `${shown} is not a date-time (ISO 8601 with Z or an offset)` };
+      // One UTC form, so the stored time column sorts as text.
+      return { value: new Date(ms).toISOString().replace('.000Z', 'Z') };
+    }
+  }
+}
+
+type FieldSource = { kind: 'column'; column: string } | { kind: 'set'; value: Scalar } | { kind: 'none' };
+
+function resolveSources(
+  dataset: DatasetDef,
+  columns: readonly string[],
+  options: ImportOptions,
+  nullTokens: ReadonlySet<string>,
+): Map<string, FieldSource> {
+  const problems: string[] = [];
+  const fields = new Map(dataset.fields.map((f) => [f.name, f]));
+  for (const [flag, given] of [
+    ['--map', options.map],
+    ['--set', options.set],
+  ] as const) {
+    for (const name of Object.keys(given ?? {})) {
+      if (!fields.has(name))
+        problems.push(`${flag} ${name}=…: ${dataset.key} has no field "${name}" (fields: ${[...fields.keys()].join(', ')})`);
+    }
+  }
+  const byNormalized = new Map<string, string>();
+  for (const column of columns) {
+    const normalized = normalizeColumnName(column);
+    if (!byNormalized.has(normalized)) byNormalized.set(normalized, column);
+  }
+  const columnSet = new Set(columns);
+  const sources = new Map<string, FieldSource>();
+  for (const field of dataset.fields) {
+    const constant = options.set?.[field.name];
+    const mapped = options.map?.[field.name];
+    if (constant !== undefined) {
+      const converted = convertCell(field, constant, nullTokens);
+      if ('error' in converted) problems.push(`--set ${field.name}: ${converted.error}`);
+      else sources.set(field.name, { kind: 'set', value: converted.value });
+    } else if (mapped !== undefined) {
+      if (columnSet.has(mapped)) sources.set(field.name, { kind: 'column', column: mapped });
+      else problems.push(`--map ${field.name}=${mapped}: the file has no column "${mapped}" (columns: ${columns.join(', ')})`);
+    } else {
+      const column = byNormalized.get(field.name);
+      sources.set(field.name, column === undefined ? { kind: 'none' } : { kind: 'column', column });
+    }
+  }
+  const required = [dataset.time_field, ...dataset.entity_fields];
+  for (const name of required) {
+    if (sources.get(name)?.kind === 'none') {
+      const role = name === dataset.time_field ? 'the time field' : 'an entity field';
+      problems.push(
+        `field "${name}" (${role}) has no column: map one with --map ${name}=<column> or give a constant with --set ${name}=<value>`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ImportError(`The file does not fit ${dataset.key}.`, problems);
+  return sources;
+}
+
+function readRecords(text: string, format: ImportFormat): { columns: string[]; records: SourceRecord[] } {
+  if (format === 'csv') return readCsv(text);
+  const records = format === 'ndjson' ? readNdjson(text) : readJson(text);
+  const columns = new Set<string>();
+  for (const record of records) for (const key of record.values.keys()) columns.add(key);
+  return { columns: [...columns], records };
+}
+
+export function parseImport(dataset: DatasetDef, text: string, options: ImportOptions): ParsedImport {
+  const nullTokens = new Set(options.nullTokens ?? []);
+  const { columns, records } = readRecords(text, options.format);
+  const sources = resolveSources(dataset, columns, options, nullTokens);
+  if (records.length === 0) throw new ImportError('The file holds no rows.', []);
+
+  const problems: string[] = [];
+  let problemCount = 0;
+  const rows: Row[] = [];
+  for (const record of records) {
+    const row: Row = {};
+    for (const field of dataset.fields) {
+      const source = sources.get(field.name) as FieldSource;
+      if (source.kind === 'none') {
+        row[field.name] = null;
+        continue;
+      }
+      if (source.kind === 'set') {
+        row[field.name] = source.value;
+        continue;
+      }
+      const converted = convertCell(field, record.values.get(source.column), nullTokens);
+      if ('error' in converted) {
+        if (++problemCount <= MAX_PROBLEMS)
+          problems.push(`${record.where}: column "${source.column}" -> ${field.name} (${field.type}): ${converted.error}`);
+        continue;
+      }
+      row[field.name] = converted.value;
+    }
+    if (row[dataset.time_field] === null) {
+      if (++problemCount <= MAX_PROBLEMS)
+        problems.push(`${record.where}: ${dataset.time_field} (the time field) is empty`);
+    }
+    rows.push(row);
+  }
+  if (problemCount > 0) {
+    const more = problemCount > MAX_PROBLEMS ? ` (the first ${MAX_PROBLEMS} are listed)` : '';
+    throw new ImportError(`${problemCount} invalid value(s) in the file; nothing was imported${more}.`, problems);
+  }
+
+  const used = new Set<string>();
+  const described: Record<string, string | null> = {};
+  for (const [name, source] of sources) {
+    if (source.kind === 'column') used.add(source.column);
+    described[name] =
+      source.kind === 'column'
+        ? `column "${source.column}"`
+        : source.kind === 'set'
+          ? `set ${JSON.stringify(source.value)}`
+          : null;
+  }
+  return { rows, sources: described, ignoredColumns: columns.filter((c) => !used.has(c)) };
+}
+
+/** A field -> column mapping file: a JSON object of strings. */
+export function parseMapFile(text: string, path: string): Record<string, string> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ImportError(`The mapping file ${path} is not valid JSON.`, [(error as Error).message]);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ImportError(`The mapping file ${path} must be a JSON object of field -> column.`, []);
+  }
+  const out: Record<string, string> = {};
+  const problems: string[] = [];
+  for (const [field, column] of Object.entries(value)) {
+    if (field.startsWith('$')) continue;
+    if (typeof column !== 'string') problems.push(`"${field}": the column must be a string`);
+    else out[field] = column;
+  }
+  if (problems.length > 0) throw new ImportError(`The mapping file ${path} is invalid.`, problems);
+  return out;
+}

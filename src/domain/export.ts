@@ -1,0 +1,123 @@
+/**
+ * Bulk export (spec 2.3 `bulk_export`): a whole dataset in one response, for accounts whose package has
+ * it. Priced per started 1,000 rows at the dataset's list cost, discounted and surcharged like any read,
+ * and charged once through the one metered path before the first byte is sent.
+ */
+import type { CatalogEntry } from '../catalog/catalog.ts';
+import type { ServiceFile } from '../config.ts';
+import { AppError } from '../errors.ts';
+import type { RowSource, StoredRow } from '../store/port.ts';
+import type { Caller } from './caller.ts';
+import { type Metered, meter } from './metering.ts';
+import { entitlementsOf, exportPackages } from './packages.ts';
+import type { DataReads } from './reads.ts';
+
+export const EXPORT_ROWS_PER_UNIT = 1000;
+const PAGE_ROWS = 1000;
+
+export interface ExportPlan {
+  entry: CatalogEntry;
+  /** Rows in the dataset when the export started: what the charge is for. */
+  rows: number;
+  /** Started blocks of 1,000 rows (at least 1). */
+  units: number;
+  source: RowSource;
+}
+
+/** ceil(rows / 1000), at least 1: an export of an empty dataset is still one read. */
+export function exportUnits(rows: number): number {
+  return Math.max(1, Math.ceil(rows / EXPORT_ROWS_PER_UNIT));
+}
+
+export interface ExportDeps {
+  config: ServiceFile;
+  reads: DataReads;
+}
+
+export class DataExports {
+  readonly #deps: ExportDeps;
+
+  constructor(deps: ExportDeps) {
+    this.#deps = deps;
+  }
+
+  assertEntitled(caller: Caller): void {
+    const names = exportPackages(this.#deps.config)
+      .map((s) => s.name)
+      .join(', ');
+    const ids = exportPackages(this.#deps.config).map((s) => s.id);
+    if (caller.kind === 'sandbox' || caller.kind === 'public_test') {
+      const who = caller.kind === 'sandbox' ? 'a sandbox key' : 'a public-test key';
+      throw new AppError(
+        'forbidden',
+        `Bulk export is not available with ${who}; it comes with the ${names} packages, on a wallet-backed key or session.`,
+        { packages: ids },
+      );
+    }
+    if (!entitlementsOf(this.#deps.config, caller.account).bulk_export) {
+      throw new AppError(
+        'forbidden',
+        `Bulk export comes with the ${names} packages; this account's package does not include it. Packages are assigned by an operator (checkout is not live).`,
+        { packages: ids },
+      );
+    }
+  }
+
+  /**
+   * Checks entitlement, counts the rows and charges the export once. Nothing is streamed yet. The count
+   * is taken when the export starts; an import racing with it changes what is streamed, not the price.
+   */
+  async start(caller: Caller, requestId: string, key: string): Promise<Metered<ExportPlan>> {
+    this.assertEntitled(caller);
+    const { reads } = this.#deps;
+    const entry = reads.resolve(key);
+    const source = await reads.ensureRows(entry);
+    const rows = (await reads.meterDeps.store.datasetSource(entry.dataset.key))?.rows ?? 0;
+    const units = exportUnits(rows);
+    return meter(
+      reads.meterDeps,
+      caller,
+      requestId,
+      `export:${entry.key}`,
+      [{ label: entry.key, listCost: units * entry.listCost, p0: entry.p0 }],
+      async () => ({ value: { entry, rows, units, source }, rows }),
+      { grandfather: false },
+    );
+  }
+
+  /**
+   * Gives the tokens back when the stream fails on our side after the charge: a read is charged only
+   * when it is served. A client that hangs up mid-stream was served; nothing is refunded then.
+   */
+  async refund(caller: Caller, burnedMicros: bigint, requestId: string, detail: string): Promise<void> {
+    if (burnedMicros <= 0n) return;
+    const { store, now } = this.#deps.reads.meterDeps;
+    await store.credit({
+      walletId: caller.wallet.id,
+      kind: 'refund',
+      amountMicros: burnedMicros,
+      at: now(),
+      requestId,
+      memo: `refund: ${detail}`,
+    });
+  }
+
+  /** The dataset's rows oldest first, a page at a time (keyset paging: no offset scans). */
+  async *pages(entry: CatalogEntry): AsyncGenerator<StoredRow[]> {
+    const store = this.#deps.reads.meterDeps.store;
+    let after: { t: string; id: number } | undefined;
+    for (;;) {
+      const page = await store.queryRows({
+        dataset: entry.dataset.key,
+        filters: {},
+        descending: false,
+        limit: PAGE_ROWS,
+        ...(after ? { after } : {}),
+      });
+      if (page.length > 0) yield page;
+      const last = page.at(-1);
+      if (!last || page.length < PAGE_ROWS) return;
+      after = { t: last.t, id: last.id };
+    }
+  }
+}

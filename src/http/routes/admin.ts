@@ -1,0 +1,381 @@
+/**
+ * The operator API under /api/v1/admin, guarded by ADMIN_TOKEN (`Authorization: Bearer` or
+ * `X-Admin-Token`). Keys and sessions never open it. Every change is written to the log as an audit line,
+ * and credits carry the actor in their ledger memo.
+ */
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Deps } from '../../deps.ts';
+import { formatMicros } from '../../domain/money.ts';
+import {
+  type AccountView,
+  adminTokenMatches,
+  capAmount,
+  creditKinds,
+  newAccountInput,
+  Operator,
+  tokenAmount,
+} from '../../domain/operator.ts';
+import { AppError } from '../../errors.ts';
+import type { TypedApp } from '../app.ts';
+import { SESSION_COOKIE } from '../auth-hook.ts';
+import { presentAccountView, presentEntry, presentKey } from '../present.ts';
+import { issuedKeyOut, keyOut, problems, tokens } from '../schemas.ts';
+
+const ADMIN_CHALLENGE = 'Bearer realm="token-metered-data-admin"';
+const credentialShape = /^tmd_|^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * 403 when the API is disabled or a key/session is presented, 401 for a wrong or missing token. The
+ * token is compared in constant time.
+ */
+export function authorizeAdmin(adminToken: string | undefined, request: FastifyRequest): void {
+  if (adminToken === undefined) {
+    throw new AppError('forbidden', 'The admin API is disabled: the operator has not set ADMIN_TOKEN.');
+  }
+  const wrongToken = () =>
+    new AppError(
+      'invalid_admin_token',
+      'The operator token is not valid.',
+      {},
+      { 'www-authenticate': ADMIN_CHALLENGE },
+    );
+  const header = request.headers['x-admin-token'];
+  if (typeof header === 'string' && header.length > 0) {
+    if (adminTokenMatches(adminToken, header.trim())) return;
+    throw wrongToken();
+  }
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
+    if (bearer !== undefined && adminTokenMatches(adminToken, bearer)) return;
+    if (bearer !== undefined && credentialShape.test(bearer)) throw notForCredentials();
+    throw wrongToken();
+  }
+  const apiKey = request.headers['x-api-key'];
+  const cookie = request.headers.cookie ?? '';
+  if ((typeof apiKey === 'string' && apiKey.length > 0) || cookie.includes(`${SESSION_COOKIE}=`)) {
+    throw notForCredentials();
+  }
+  throw new AppError(
+    'missing_credentials',
+    'Admin endpoints need the operator token: "Authorization: Bearer <ADMIN_TOKEN>" or "X-Admin-Token: <ADMIN_TOKEN>".',
+    {},
+    { 'www-authenticate': ADMIN_CHALLENGE },
+  );
+}
+
+function notForCredentials(): AppError {
+  return new AppError(
+    'forbidden',
+    'Admin endpoints take the operator token (ADMIN_TOKEN), not keys or sessions.',
+  );
+}
+
+const accountOut = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  plan: z.enum(['standard', 'early_bird']),
+  early_bird_eligible: z.boolean().describe('Created before early_bird.cohort_cutoff.'),
+  package: z.string().nullable(),
+  entitlements: z.object({
+    bulk_export: z.boolean(),
+    analysis_assistant: z.boolean(),
+    mcp_included: z.boolean(),
+    spending_caps: z.boolean(),
+  }),
+  created_at: z.string(),
+  public_test_started_at: z.string().nullable(),
+  wallet: z.object({ id: z.string(), balance: tokens }),
+  keys: z.array(keyOut),
+});
+
+const entryOut = z.object({
+  id: z.string(),
+  kind: z.string(),
+  amount: tokens,
+  balance_after: tokens,
+  created_at: z.string(),
+  idempotency_key: z.string().nullable(),
+  memo: z.string().nullable(),
+  request_id: z.string().nullable(),
+});
+
+export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
+  const operator = new Operator(deps);
+  // auth 'none': the admin token is not a key, so the key authenticator must not see it.
+  const config = { auth: 'none' as const };
+  const onRequest = async (request: FastifyRequest) => authorizeAdmin(deps.env.ADMIN_TOKEN, request);
+  const security = [{ adminToken: [] }];
+  const tags = ['admin'];
+  const accountParams = z.object({ id: z.string().min(1).max(254).describe('Account id (acc_…) or email.') });
+  const audit = (request: FastifyRequest, action: string, details: Record<string, unknown>) =>
+    request.log.info({ audit: { actor: 'admin-api', action, ...details } }, `operator: ${action}`);
+
+  const present = (view: AccountView) => presentAccountView(deps.config, view, deps.now());
+
+  app.post(
+    '/api/v1/admin/accounts',
+    {
+      config,
+      onRequest,
+      schema: {
+        operationId: 'adminCreateAccount',
+        tags,
+        summary: 'Create a login account (no signup grant; credit it explicitly)',
+        security,
+        body: newAccountInput,
+        response: { 201: accountOut, ...problems(400, 401, 403, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const account = await operator.createAccount(request.body);
+      audit(request, 'create_account', { account: account.id });
+      reply.code(201);
+      return present(await operator.view(account));
+    },
+  );
+
+  app.get(
+    '/api/v1/admin/accounts/:id',
+    {
+      config,
+      onRequest,
+      schema: {
+        operationId: 'adminGetAccount',
+        tags,
+        summary: 'An account: plan, package, entitlements, balance and keys',
+        security,
+        params: accountParams,
+        response: { 200: accountOut, ...problems(401, 403, 404, 429) },
+      },
+    },
+    async (request) => present(await operator.view(await operator.findAccount(request.params.id))),
+  );
+
+  app.put(
+    '/api/v1/admin/accounts/:id/package',
+    {
+      config,
+      onRequest,
+      schema: {
+        operationId: 'adminAssignPackage',
+        tags,
+        summary: "Assign a package (credits this month's monthly_credits once) or clear it with null",
+        security,
+        params: accountParams,
+        body: z.strictObject({ package: z.string().max(64).nullable() }),
+        response: {
+          200: z.object({
+            account: accountOut,
+            monthly_credit: entryOut.extend({ duplicate: z.boolean() }).nullable(),
+          }),
+          ...problems(400, 401, 403, 404, 413, 415, 429),
+        },
+      },
+    },
+    async (request) => {
+      const { account, monthlyCredit } = await operator.assignPackage(
+        request.params.id,
+        request.body.package,
+      );
+      audit(request, 'assign_package', {
+        account: account.id,
+        package: account.packageId,
+        monthly_credit_entry: monthlyCredit?.entry.id ?? null,
+      });
+      return {
+        account: present(await operator.view(account)),
+        monthly_credit: monthlyCredit
+          ? { ...presentEntry(monthlyCredit.entry), duplicate: monthlyCredit.duplicate }
+          : null,
+      };
+    },
+  );
+
+  app.put(
+    '/api/v1/admin/accounts/:id/early-bird',
+    {
+      config,
+      onRequest,
+      schema: {
+        operationId: 'adminSetEarlyBird',
+        tags,
+        summary: 'Set or clear the early_bird plan (only for accounts created before the cohort cutoff)',
+        security,
+        params: accountParams,
+        body: z.strictObject({ early_bird: z.boolean() }),
+        response: { 200: accountOut, ...problems(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request) => {
+      const account = await operator.setEarlyBird(request.params.id, request.body.early_bird);
+      audit(request, 'set_early_bird', { account: account.id, plan: account.plan });
+      return present(await operator.view(account));
+    },
+  );
+
+  app.post(
+    '/api/v1/admin/accounts/:id/credits',
+    {
+      config,
+      onRequest,
+      schema: {
+        operationId: 'adminCreditTokens',
+        tags,
+        summary:
+          'Credit tokens to the account wallet (Idempotency-Key required; a repeat returns the same entry)',
+        description:
+          'The first request answers 201; a repeat with the same Idempotency-Key answers 200 with the same entry and Idempotent-Replayed: true. The same key with another amount or kind is 409 conflict.',
+        security,
+        params: accountParams,
+        body: z.strictObject({
+          tokens: tokenAmount.describe(
+            'Tokens to credit: an integer or a decimal string (at most 6 decimals).',
+          ),
+          kind: z.enum(creditKinds).default('topup'),
+          memo: z.string().max(200).optional(),
+        }),
+        response: {
+          201: z.object({ entry: entryOut, balance: tokens }),
+          200: z.object({ entry: entryOut, balance: tokens }).describe('A repeat: the first entry.'),
+          ...problems(400, 401, 403, 404, 409, 413, 415, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const idempotencyKey = request.headers['idempotency-key'];
+      if (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0) {
+        throw new AppError(
+          'invalid_request',
+          'Send an Idempotency-Key header: a credit is applied once per key.',
+          {
+            errors: [{ path: 'headers.idempotency-key', message: 'is required' }],
+          },
+        );
+      }
+      const outcome = await operator.creditTokens(request.params.id, {
+        amountMicros: request.body.tokens,
+        idempotencyKey,
+        kind: request.body.kind,
+        ...(request.body.memo === undefined ? {} : { memo: request.body.memo }),
+        actor: 'admin-api',
+        requestId: request.id,
+      });
+      audit(request, 'credit', {
+        account: request.params.id,
+        entry: outcome.entry.id,
+        tokens: formatMicros(outcome.entry.amountMicros),
+        replayed: outcome.duplicate,
+      });
+      if (outcome.duplicate) reply.header('idempotent-replayed', 'true');
+      reply.code(outcome.duplicate ? 200 : 201);
+      return { entry: presentEntry(outcome.entry), balance: formatMicros(outcome.balanceMicros) };
+    },
+  );
+
+  app.post(
+    '/api/v1/admin/accounts/:id/keys',
+    {
+      config,
+      onRequest,
+      schema: {
+        operationId: 'adminCreateKey',
+        tags,
+        summary: 'Create a live key for the account (shown once)',
+        security,
+        params: accountParams,
+        body: z
+          .strictObject({
+            name: z.string().min(1).max(100).optional(),
+            expires_at: z.iso.datetime().optional(),
+          })
+          .default({}),
+        response: { 201: issuedKeyOut, ...problems(400, 401, 403, 404, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const expiresAt = request.body.expires_at ? Date.parse(request.body.expires_at) : null;
+      const issued = await operator.createKey(request.params.id, request.body.name ?? null, expiresAt);
+      audit(request, 'create_key', { account: issued.record.accountId, key: issued.record.id });
+      reply.code(201).header('cache-control', 'no-store');
+      return { ...presentKey(issued.record, deps.now()), key: issued.secret };
+    },
+  );
+
+  app.put(
+    '/api/v1/admin/keys/:id/spending-caps',
+    {
+      config,
+      onRequest,
+      schema: {
+        operationId: 'adminSetKeySpendingCaps',
+        tags,
+        summary: 'Set or clear the spending caps of a live key (tokens per UTC day and month)',
+        security,
+        params: z.object({ id: z.string().max(64) }),
+        body: z.strictObject({
+          daily_tokens: capAmount.describe('Tokens per UTC day, or null for no cap.'),
+          monthly_tokens: capAmount.describe('Tokens per UTC month, or null for no cap.'),
+        }),
+        response: { 200: keyOut, ...problems(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request) => {
+      const key = await operator.setKeyCaps(request.params.id, {
+        dailyCapMicros: request.body.daily_tokens,
+        monthlyCapMicros: request.body.monthly_tokens,
+      });
+      audit(request, 'set_spending_caps', {
+        key: key.id,
+        daily: key.dailyCapMicros === null ? null : formatMicros(key.dailyCapMicros),
+        monthly: key.monthlyCapMicros === null ? null : formatMicros(key.monthlyCapMicros),
+      });
+      return presentKey(key, deps.now());
+    },
+  );
+
+  app.post(
+    '/api/v1/admin/monthly-credits',
+    {
+      config,
+      onRequest,
+      schema: {
+        operationId: 'adminRunMonthlyCredits',
+        tags,
+        summary:
+          "Run the monthly credit job now (idempotent: each account's package is credited once a month)",
+        security,
+        response: {
+          200: z.object({
+            month: z.string(),
+            credited: z.array(
+              z.object({
+                account_id: z.string(),
+                package: z.string(),
+                tokens: z.int(),
+                entry_id: z.string(),
+              }),
+            ),
+            already_credited: z.int(),
+          }),
+          ...problems(401, 403, 429),
+        },
+      },
+    },
+    async (request) => {
+      const run = await operator.runMonthlyCredits();
+      audit(request, 'monthly_credits', { month: run.month, credited: run.credited.length });
+      return {
+        month: run.month,
+        credited: run.credited.map((c) => ({
+          account_id: c.accountId,
+          package: c.packageId,
+          tokens: c.tokens,
+          entry_id: c.entryId,
+        })),
+        already_credited: run.alreadyCredited,
+      };
+    },
+  );
+}

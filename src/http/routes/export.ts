@@ -1,0 +1,99 @@
+/** GET /api/v1/export/{domain}/{name}: a whole dataset as NDJSON or CSV, charged once before it streams. */
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { Deps } from '../../deps.ts';
+import type { Caller } from '../../domain/caller.ts';
+import { DataExports, EXPORT_ROWS_PER_UNIT } from '../../domain/export.ts';
+import { costHeaders } from '../../domain/metering.ts';
+import { projectRow } from '../../domain/reads.ts';
+import type { TypedApp } from '../app.ts';
+import { csvLine } from '../csv.ts';
+import { problems } from '../schemas.ts';
+
+export function registerExportRoutes(app: TypedApp, deps: Deps): void {
+  const exports = new DataExports({ config: deps.config, reads: deps.reads });
+
+  app.get(
+    '/api/v1/export/:domain/:name',
+    {
+      config: { auth: 'required' },
+      // A HEAD would charge a whole export and deliver nothing.
+      exposeHeadRoute: false,
+      schema: {
+        operationId: 'exportDataset',
+        tags: ['data'],
+        summary: 'Export a whole dataset as NDJSON or CSV (packages with bulk_export)',
+        description: `For live keys and sessions of accounts whose package has bulk_export (Pro, Workbench, Partner); 403 for everyone else. Charged once, before the stream starts: ceil(rows / ${EXPORT_ROWS_PER_UNIT}) (at least 1) times the dataset's list cost, discounted and surcharged like any read; the cost headers and X-Export-Rows are set before the first row. Rows come oldest first.`,
+        security: [{ bearer: [] }, { apiKey: [] }],
+        params: z.object({ domain: z.string().max(64), name: z.string().max(128) }),
+        querystring: z.strictObject({
+          format: z
+            .enum(['ndjson', 'csv'])
+            .optional()
+            .describe(
+              'ndjson (default: one JSON object per line) or csv; Accept: text/csv also selects CSV.',
+            ),
+        }),
+        response: {
+          200: z
+            .unknown()
+            .describe('application/x-ndjson (one row per line) or text/csv (RFC 4180 with a header row).'),
+          ...problems(400, 401, 402, 403, 404, 429, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller as Caller;
+      const format = request.query.format;
+      const accept = request.headers.accept ?? '';
+      const csv = format === undefined ? /\btext\/csv\b/i.test(accept) : format === 'csv';
+      const started = await exports.start(
+        caller,
+        request.id,
+        `${request.params.domain}/${request.params.name}`,
+      );
+      const { entry, rows, source } = started.value;
+      const columns = entry.dataset.fields.map((f) => f.name);
+
+      async function* body(): AsyncGenerator<string> {
+        let sent = 0;
+        try {
+          if (csv) yield csvLine(columns);
+          for await (const page of exports.pages(entry)) {
+            yield csv
+              ? page
+                  .map((row) => {
+                    const projected = projectRow(row, columns);
+                    return csvLine(columns.map((c) => projected[c]));
+                  })
+                  .join('')
+              : page.map((row) => `${row.json}\n`).join('');
+            sent += page.length;
+          }
+        } catch (error) {
+          request.log.error({ err: error, sent }, 'export stream failed after the charge; refunding');
+          await exports
+            .refund(
+              caller,
+              started.cost.burnedMicros,
+              request.id,
+              `export of ${entry.key} failed after ${sent} rows`,
+            )
+            .catch((refundError: unknown) => request.log.error({ err: refundError }, 'export refund failed'));
+          throw error;
+        }
+      }
+
+      reply
+        .headers(costHeaders(deps.pricing, started.cost))
+        .header('x-export-rows', String(rows))
+        .header('x-data-sample', String(source === 'sample'))
+        .header(
+          'content-disposition',
+          `attachment; filename="${entry.key.replace('/', '_')}.${csv ? 'csv' : 'ndjson'}"`,
+        )
+        .type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+      return reply.send(Readable.from(body()));
+    },
+  );
+}

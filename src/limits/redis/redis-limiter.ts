@@ -1,0 +1,139 @@
+/**
+ * RedisLimiter: the shared adapter for several service nodes, on ioredis. Every method is one Lua
+ * script (see scripts.ts), so a check and its record are atomic across all nodes. In-flight slots are
+ * leases: a node that dies without releasing its slots loses them when the lease runs out.
+ *
+ * It fails fast rather than queueing: with Redis unreachable a call rejects at once (no offline queue,
+ * no retries, a command timeout), and FallbackLimiter decides what to do. ioredis keeps reconnecting in
+ * the background, so the limiter is used again as soon as Redis answers, without a restart.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { AdmitRequest, AdmitResult, Limiter, WindowCode, WindowDecision, WindowState } from '../port.ts';
+import { admitScript, hitScript } from './scripts.ts';
+
+interface ScriptedRedis extends Redis {
+  tmdAdmit(numberOfKeys: number, ...args: (string | number)[]): Promise<(string | number)[]>;
+  tmdHit(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
+}
+
+export interface RedisLimiterOptions {
+  /** Prefix of every key this limiter writes (several services, or test runs, can share one Redis). */
+  keyPrefix?: string;
+  /** A command that takes longer than this fails (a half-open connection must not hold requests). */
+  commandTimeoutMs?: number;
+}
+
+const uid = () => randomBytes(9).toString('base64url');
+
+export class RedisLimiter implements Limiter {
+  readonly #redis: ScriptedRedis;
+  readonly #prefix: string;
+  readonly #pending = new Set<Promise<unknown>>();
+
+  constructor(url: string, options: RedisLimiterOptions = {}) {
+    this.#prefix = options.keyPrefix ?? 'tmd:';
+    this.#redis = new Redis(url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.commandTimeoutMs ?? 1000,
+      connectTimeout: 2000,
+      // Keep trying, never more than a second apart: recovery is noticed within about a second.
+      retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
+    }) as ScriptedRedis;
+    // Errors surface on the calls that fail; the connection's own error events would otherwise crash.
+    this.#redis.on('error', () => {});
+    this.#redis.defineCommand('tmdAdmit', { lua: admitScript });
+    this.#redis.defineCommand('tmdHit', { lua: hitScript });
+  }
+
+  /** Connects, waiting at most `timeoutMs`; false if Redis did not answer (it keeps trying). */
+  async connect(timeoutMs = 2000): Promise<boolean> {
+    if (this.#redis.status === 'ready') return true;
+    const ready = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.#redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    if (this.#redis.status === 'wait') this.#redis.connect().catch(() => {});
+    return ready;
+  }
+
+  /** True while the connection is up; calls made otherwise fail at once. */
+  get ready(): boolean {
+    return this.#redis.status === 'ready';
+  }
+
+  async ping(): Promise<void> {
+    await this.#redis.ping();
+  }
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#pending.add(work);
+    const done = () => this.#pending.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  async admit(request: AdmitRequest): Promise<AdmitResult> {
+    const { now, windows, slot } = request;
+    const keys = windows.map((w) => this.#prefix + w.key);
+    const args: (string | number)[] = [now, windows.length, slot ? 1 : 0, `${now}:${uid()}`];
+    for (const w of windows) args.push(w.limit, w.windowMs, w.fixedUntil ?? -1);
+    if (slot) {
+      keys.push(this.#prefix + slot.key);
+      args.push(slot.max, slot.leaseMs, uid());
+    }
+    const out = await this.#track(this.#redis.tmdAdmit(keys.length, ...keys, ...args));
+    const states: WindowState[] = windows.map((w, index) => ({
+      code: w.code,
+      limit: w.limit,
+      remaining: Number(out[4 + index * 2 + 1]),
+      resetMs: Number(out[4 + index * 2 + 2]),
+    }));
+    if (Number(out[0]) === 1) return { allowed: true, windows: states, slotId: slot ? String(out[3]) : null };
+    const refused = Number(out[1]);
+    const code: WindowCode | 'concurrency_limit' =
+      refused === 0 ? 'concurrency_limit' : (windows[refused - 1]?.code as WindowCode);
+    return { allowed: false, code, retryAfterMs: Number(out[2]), windows: states };
+  }
+
+  async release(slotKey: string, slotId: string): Promise<void> {
+    await this.#track(this.#redis.zrem(this.#prefix + slotKey, slotId));
+  }
+
+  async #window(key: string, limit: number, windowMs: number, now: number, record: boolean) {
+    const [allowed, remaining, retryAfterMs, resetMs] = await this.#track(
+      this.#redis.tmdHit(1, this.#prefix + key, limit, windowMs, now, record ? 1 : 0, `${now}:${uid()}`),
+    );
+    return {
+      allowed: allowed === 1,
+      limit,
+      remaining: Number(remaining),
+      retryAfterMs: Number(retryAfterMs),
+      resetMs: Number(resetMs),
+    } satisfies WindowDecision;
+  }
+
+  hit(key: string, limit: number, windowMs: number, now: number): Promise<WindowDecision> {
+    return this.#window(key, limit, windowMs, now, true);
+  }
+
+  peek(key: string, limit: number, windowMs: number, now: number): Promise<WindowDecision> {
+    return this.#window(key, limit, windowMs, now, false);
+  }
+
+  async inFlight(slotKey: string, now: number): Promise<number> {
+    return this.#track(this.#redis.zcount(this.#prefix + slotKey, `(${now}`, '+inf'));
+  }
+
+  /** Waits for calls already sent (slot releases of finishing requests), then disconnects. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#pending]);
+    if (this.#redis.status === 'ready') await this.#redis.quit().catch(() => {});
+    this.#redis.disconnect();
+  }
+}

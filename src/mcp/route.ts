@@ -1,0 +1,297 @@
+/**
+ * POST /mcp/jsonrpc: MCP over Streamable HTTP, stateless, on the same Fastify pipeline as REST. The app's
+ * onRequest hook authenticates (401 problem+json before MCP runs) and applies the per-key limits, so REST
+ * and MCP share one budget; each POST then gets its own server from the official SDK:
+ * - 2026-07-28 requests (per-request `_meta` envelope) go to the SDK's createMcpHandler, modern-only;
+ * - 2025-era requests (initialize handshake, no envelope) go to a per-request
+ *   WebStandardStreamableHTTPServerTransport in JSON mode.
+ * Both answer JSON rather than SSE, so the response is complete before it is written and the cost
+ * headers of a metered call can go on it.
+ */
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  validateOriginHeader,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Env } from '../config.ts';
+import type { Deps } from '../deps.ts';
+import { costHeaders } from '../domain/metering.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
+import { sendProblem, toAppError } from '../http/problem.ts';
+import { createMcpFace, type McpFace } from './server.ts';
+import { type McpCall, refusalResult } from './tools.ts';
+
+export const MCP_PATH = '/mcp/jsonrpc';
+
+type JsonRpcId = string | number | null;
+
+function sendRpcError(
+  reply: FastifyReply,
+  status: number,
+  id: JsonRpcId,
+  code: number,
+  message: string,
+  data: { code: ErrorCode; request_id: string },
+): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data } }));
+}
+
+/**
+ * Hostnames the Host and Origin headers may name (DNS-rebinding protection): the loopback names, plus
+ * BASE_URL's host. Null when the service listens beyond loopback without a BASE_URL: the public name is
+ * unknown, so only same-origin browser requests are admitted.
+ */
+export function allowedHostnames(env: Env): string[] | null {
+  const names = localhostAllowedHostnames();
+  if (env.BASE_URL) return [...names, new URL(env.BASE_URL).hostname];
+  return ['127.0.0.1', 'localhost', '::1'].includes(env.HOST) ? names : null;
+}
+
+function hostnameOf(host: string | undefined): string | null {
+  if (!host) return null;
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return null;
+  }
+}
+
+/** Headers the SDK reads; credentials and cookies stay at the edge. */
+function forwardedHeaders(request: FastifyRequest): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    if (name === 'content-type' || name === 'last-event-id' || name.startsWith('mcp-')) {
+      headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+  }
+  // Every answer here is JSON; a client that accepts JSON (curl's */* included) need not also list SSE.
+  const accept = request.headers.accept;
+  const acceptsJson = !accept || /application\/json|application\/\*|\*\/\*/i.test(accept);
+  headers.set('accept', acceptsJson ? 'application/json, text/event-stream' : accept);
+  return headers;
+}
+
+function callFrom(authInfo: AuthInfo | undefined): McpCall {
+  const call = authInfo?.extra?.call;
+  // The route passes the call with every request; a server without one would serve unmetered.
+  if (!call) throw new Error('MCP request without an authenticated call');
+  return call as McpCall;
+}
+
+function isToolCall(message: unknown): message is { id: string | number; method: 'tools/call' } {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return false;
+  const { method, id } = message as { method?: unknown; id?: unknown };
+  return method === 'tools/call' && (typeof id === 'string' || typeof id === 'number');
+}
+
+/**
+ * The JSON-RPC message of a request refused before its body was parsed (the limits run in onRequest):
+ * read it here, within the body limit, so a limited tools/call can still be answered as a tool result.
+ */
+async function messageOf(request: FastifyRequest, limitBytes: number): Promise<unknown> {
+  if (request.body !== undefined) return request.body;
+  const length = Number(request.headers['content-length']);
+  const raw = request.raw;
+  if (!Number.isInteger(length) || length <= 0 || length > limitBytes || raw.readableDidRead) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of raw) {
+    size += (chunk as Buffer).length;
+    if (size > limitBytes) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+interface ProtocolFault {
+  status: number;
+  rpcCode: number;
+  message: string;
+  code: ErrorCode;
+}
+
+/** Body-level faults are JSON-RPC errors here, not problem+json: the client speaks JSON-RPC. */
+function protocolFault(error: FastifyError, limitBytes: number): ProtocolFault | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return {
+        status: 413,
+        rpcCode: -32000,
+        message: `Request body larger than ${limitBytes / 1024} KiB.`,
+        code: 'payload_too_large',
+      };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        status: 415,
+        rpcCode: -32000,
+        message: 'Unsupported Media Type: Content-Type must be application/json.',
+        code: 'unsupported_media_type',
+      };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return {
+        status: 400,
+        rpcCode: -32600,
+        message: 'Invalid Request: Content-Length does not match the body.',
+        code: 'invalid_request',
+      };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { status: 400, rpcCode: -32700, message: 'Parse error: the body is not valid JSON.', code: 'malformed_json' };
+  }
+  if (error instanceof SyntaxError) {
+    return { status: 400, rpcCode: -32700, message: 'Parse error: the body is not valid JSON.', code: 'malformed_json' };
+  }
+  return null;
+}
+
+async function serveLegacy(
+  face: McpFace,
+  request: Request,
+  body: unknown,
+  authInfo: AuthInfo,
+  call: McpCall,
+): Promise<Response> {
+  const server = face.serverFor(call);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody: body, authInfo });
+  } finally {
+    await server.close().catch(() => {});
+  }
+}
+
+export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
+  const face = createMcpFace(deps);
+  const modern = createMcpHandler((ctx) => face.serverFor(callFrom(ctx.authInfo)), {
+    legacy: 'reject',
+    onerror: (error) => app.log.debug({ err: error }, 'MCP request rejected'),
+  });
+  const limitBytes = app.initialConfig.bodyLimit ?? 1024 * 1024;
+  const hosts = allowedHostnames(deps.env);
+
+  // A child context: its error handler and hooks apply to the MCP routes only.
+  app.register(async (scope) => {
+    scope.addHook('onClose', () => modern.close());
+    if (hosts) {
+      scope.addHook('onRequest', hostHeaderValidation(hosts));
+      scope.addHook('onRequest', originValidation(hosts));
+    } else {
+      scope.addHook('onRequest', async (request, reply) => {
+        const own = hostnameOf(request.headers.host);
+        const result = validateOriginHeader(request.headers.origin, own ? [own] : []);
+        if (!result.ok) {
+          return sendRpcError(reply, 403, null, -32000, result.message, {
+            code: 'forbidden',
+            request_id: request.id,
+          });
+        }
+      });
+    }
+
+    scope.setErrorHandler(async (error: FastifyError, request, reply) => {
+      const fault = protocolFault(error, limitBytes);
+      if (fault) {
+        return sendRpcError(reply, fault.status, null, fault.rpcCode, fault.message, {
+          code: fault.code,
+          request_id: request.id,
+        });
+      }
+      const refused = toAppError(error, request);
+      if (refused.code === 'internal_error') {
+        return sendRpcError(reply, 500, null, -32603, 'Internal error.', {
+          code: 'internal_error',
+          request_id: request.id,
+        });
+      }
+      // A limit or entitlement refusal of a tool call reads, to the model, like any refused tool call.
+      if (refused.status !== 401 && refused.status !== 403) {
+        const message = await messageOf(request, limitBytes);
+        if (isToolCall(message)) {
+          for (const [name, value] of Object.entries(refused.headers)) reply.header(name, value);
+          return reply
+            .code(200)
+            .type('application/json; charset=utf-8')
+            .send(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: refusalResult(refused, request.id) }));
+        }
+      }
+      return sendProblem(reply, refused);
+    });
+
+    scope.post(MCP_PATH, { config: { auth: 'required', channel: 'mcp' } }, async (request, reply) => {
+      const caller = request.caller;
+      if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
+      const body = request.body;
+      if (Array.isArray(body)) {
+        // One message per POST keeps "one HTTP request, one call" exact for the per-key limits.
+        return sendRpcError(
+          reply,
+          400,
+          null,
+          -32600,
+          'Invalid Request: JSON-RPC batches are not supported; send one message per POST.',
+          { code: 'invalid_request', request_id: request.id },
+        );
+      }
+      const call: McpCall = {
+        caller,
+        requestId: request.id,
+        cost: null,
+        logError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
+      };
+      // The credential was verified at the edge; the SDK gets the call, never the secret.
+      const authInfo: AuthInfo = {
+        token: '',
+        clientId: caller.key?.id ?? caller.account?.id ?? caller.wallet.id,
+        scopes: [],
+        extra: { call },
+      };
+      // The SDK reads only the headers and the parsed body: the host part of this URL is never used.
+      const webRequest = new Request(`http://localhost${request.url}`, {
+        method: 'POST',
+        headers: forwardedHeaders(request),
+      });
+      const response = (await isLegacyRequest(webRequest, body))
+        ? await serveLegacy(face, webRequest, body, authInfo, call)
+        : await modern.fetch(webRequest, { parsedBody: body, authInfo });
+      const payload = await response.text();
+      reply.code(response.status);
+      response.headers.forEach((value, name) => {
+        if (name !== 'content-length') reply.header(name, value);
+      });
+      if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
+      return payload.length > 0 ? reply.send(payload) : reply.send();
+    });
+
+    scope.route({
+      method: ['GET', 'DELETE', 'PUT', 'PATCH'],
+      url: MCP_PATH,
+      config: { auth: 'none' },
+      handler: (request, reply) =>
+        sendRpcError(
+          reply.header('allow', 'POST'),
+          405,
+          null,
+          -32000,
+          'Method not allowed: the endpoint is stateless; POST one JSON-RPC message per request.',
+          { code: 'method_not_allowed', request_id: request.id },
+        ),
+    });
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * The MCP server of one HTTP request. Stateless: every POST gets a fresh low-level `Server` bound to the
+ * call the edge authenticated, so any node behind a load balancer can answer any request. The low-level
+ * Server (not McpServer) lets a refused call carry the REST problem in structuredContent, bad
+ * arguments included, and keeps zod parsing of each result off the hot path.
+ */
+import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import type { Deps } from '../deps.ts';
+import { COST_META_KEY, createTools, type McpCall, type McpTool } from './tools.ts';
+
+export interface McpFace {
+  /** A server for one request, bound to its call. */
+  serverFor(call: McpCall): Server;
+  toolNames: readonly string[];
+}
+
+export function createMcpFace(deps: Deps): McpFace {
+  // Tool definitions and their JSON Schemas are built once per process; servers are built per request.
+  const tools = createTools(deps);
+  const byName = new Map<string, McpTool>(tools.map((t) => [t.definition.name, t]));
+  const listing = tools.map((t) => t.definition);
+  const toolNames = tools.map((t) => t.definition.name);
+  const instructions = [
+    'Datasets sold by the read, from a prepaid token wallet (1 token = 0.1 EUR).',
+    'search_datasets, describe_dataset, estimate_cost and get_account are free.',
+    `read_dataset and run_recipe burn tokens on success; each result states its cost in its last text line and in _meta["${COST_META_KEY}"].`,
+    'A refused call (isError) burns nothing and carries a stable code in structuredContent.code.',
+  ].join(' ');
+
+  return {
+    toolNames,
+    serverFor(call) {
+      const server = new Server(
+        { name: 'token-metered-data', title: 'Token-metered data service', version: '1.0.0' },
+        { capabilities: { tools: { listChanged: false } }, instructions },
+      );
+      server.setRequestHandler('tools/list', () => ({ tools: listing }));
+      server.setRequestHandler('tools/call', async (request) => {
+        const tool = byName.get(request.params.name);
+        if (!tool) {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `Unknown tool "${request.params.name}". Tools: ${toolNames.join(', ')}.`,
+            { code: 'invalid_request', request_id: call.requestId },
+          );
+        }
+        const result = await tool.call(request.params.arguments, call);
+        return server.projectCallToolResult(result, tool.definition.outputSchema);
+      });
+      return server;
+    },
+  };
+}

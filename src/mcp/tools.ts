@@ -1,0 +1,515 @@
+/**
+ * The MCP tools: thin adapters from tool arguments onto the same domain calls and zod schemas as REST.
+ * The two metered tools read through DataReads and Recipes (the one metered path, channel `mcp`) and
+ * leave their cost figures on the call, so the HTTP response can carry the cost headers too.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { CatalogEntry } from '../catalog/catalog.ts';
+import { DEFAULT_LIMIT, type ReadParams, readOptionsShape } from '../catalog/read-plan.ts';
+import type { Row, Scalar } from '../catalog/types.ts';
+import type { Deps } from '../deps.ts';
+import type { Caller } from '../domain/caller.ts';
+import { type CostFigures, costHeaders, quote } from '../domain/metering.ts';
+import { formatMicros } from '../domain/money.ts';
+import { costEur } from '../domain/pricing.ts';
+import { projectRow } from '../domain/reads.ts';
+import { recipes } from '../domain/recipes.ts';
+import { AppError, toProblem } from '../errors.ts';
+import { csvLine } from '../http/csv.ts';
+import { datasetOut, describeEntry, entryOut, presentEntry, searchCatalog } from '../http/routes/catalog.ts';
+import { filterValue, readEnvelope, readMeta } from '../http/routes/data.ts';
+import { accountOut, presentAccount } from '../http/routes/me.ts';
+import { recipeOut } from '../http/routes/recipes.ts';
+import { tokens } from '../http/schemas.ts';
+
+/** The `_meta` key of a metered tool result: the four figures of the cost headers, and more. */
+export const COST_META_KEY = 'tmd.example/cost';
+
+/** One tools/call as the edge authenticated it. */
+export interface McpCall {
+  caller: Caller;
+  /** The HTTP request id: usage events and problem bodies name it, as on REST. */
+  requestId: string;
+  /** Set by a metered tool once its read is served: the figures for the HTTP cost headers. */
+  cost: CostFigures | null;
+  /** Faults that are ours (not the caller's) are logged with the request id, never shown. */
+  logError: (error: unknown) => void;
+}
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: { type: 'object'; [key: string]: unknown };
+  outputSchema: { type: 'object'; [key: string]: unknown };
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+}
+
+export interface McpTool {
+  definition: ToolDefinition;
+  /** Validates the arguments and runs the tool; refusals are tool results with isError, never throws. */
+  call(args: unknown, call: McpCall): Promise<CallToolResult>;
+}
+
+interface ToolSpec<I extends z.ZodType, O extends z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  /** Burns tokens when it succeeds (not idempotent: each call is another read). */
+  metered: boolean;
+  run(args: z.output<I>, call: McpCall): Promise<CallToolResult>;
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): { type: 'object'; [key: string]: unknown } {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
+  return { ...rest, type: 'object' };
+}
+
+function invalidArguments(tool: string, error: z.ZodError): AppError {
+  const errors = error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+      const hint =
+        tool === 'read_dataset' ? ' Entity filters go inside "filters", e.g. {"filters": {"symbol": "AAPL"}}.' : '';
+      return { path: path || issue.keys.join(','), message: `unknown argument(s) ${keys}.${hint}` };
+    }
+    return { path: path || '(arguments)', message: issue.message };
+  });
+  const first = errors[0];
+  return new AppError(
+    'invalid_request',
+    `Invalid arguments for ${tool}${first ? `: ${first.path}: ${first.message}` : '.'}`,
+    { errors },
+  );
+}
+
+/** A refused call as the model sees it: the REST problem in structuredContent, a sentence in text. */
+export function refusalResult(error: AppError, requestId: string): CallToolResult {
+  const problem = toProblem(error, requestId);
+  const retry = typeof problem.retry_after === 'number' ? ` Retry in ${problem.retry_after} s.` : '';
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `Refused: ${problem.code} (${problem.status}). ${problem.detail}${retry} Nothing was charged.`,
+      },
+    ],
+    structuredContent: { ...problem },
+    isError: true,
+  };
+}
+
+function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, O>): McpTool {
+  const definition: ToolDefinition = {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: jsonSchema(spec.input, 'input'),
+    outputSchema: jsonSchema(spec.output, 'output'),
+    annotations: {
+      title: spec.title,
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: !spec.metered,
+      openWorldHint: false,
+    },
+  };
+  return {
+    definition,
+    async call(args, call) {
+      try {
+        const parsed = spec.input.safeParse(args ?? {});
+        if (!parsed.success) throw invalidArguments(spec.name, parsed.error);
+        return await spec.run(parsed.data, call);
+      } catch (error) {
+        if (error instanceof AppError) return refusalResult(error, call.requestId);
+        call.logError(error);
+        return refusalResult(
+          new AppError('internal_error', 'Something went wrong on our side; the request id helps us find it.'),
+          call.requestId,
+        );
+      }
+    },
+  };
+}
+
+const text = (value: string) => ({ type: 'text' as const, text: value });
+
+/** A table as compact CSV (the REST CSV rules): fewer tokens for a model than JSON rows. */
+function csvTable(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
+  let out = csvLine(columns);
+  for (const row of rows) out += csvLine(columns.map((c) => row[c] as Scalar | undefined));
+  return out;
+}
+
+function costFigures(deps: Deps, cost: CostFigures, listCost: number) {
+  const headers = costHeaders(deps.pricing, cost);
+  return {
+    token_cost: headers['x-token-cost'],
+    request_tokens: headers['x-request-tokens'],
+    request_cost_eur: headers['x-request-cost-eur'],
+    credits_remaining: headers['x-credits-remaining'],
+    list_cost: String(listCost),
+    outcome: cost.outcome,
+  };
+}
+
+/** The one-line cost note a model reads: the same four figures as the headers and `_meta`. */
+function costNote(figures: ReturnType<typeof costFigures>): string {
+  const why =
+    figures.outcome === 'notional'
+      ? ', notional: a public-test key burns nothing on P0 reads'
+      : figures.outcome === 'grandfathered'
+        ? ', grandfathered: served at zero burn (early_bird)'
+        : '';
+  return `Cost: ${figures.token_cost} tokens (list ${figures.list_cost}${why}); burned ${figures.request_tokens} tokens = ${figures.request_cost_eur} EUR; ${figures.credits_remaining} tokens left.`;
+}
+
+function meteredMeta(figures: ReturnType<typeof costFigures>) {
+  return { [COST_META_KEY]: figures };
+}
+
+const datasetKey = z
+  .string()
+  .min(3)
+  .max(200)
+  .describe('Dataset key "domain/name", e.g. "equities/stock-prices" (search_datasets lists them).');
+
+const recipeName = z
+  .enum(recipes.map((r) => r.name) as [string, ...string[]])
+  .describe(recipes.map((r) => `${r.name}: ${r.description}`).join(' '));
+
+const quoteOut = z.object({
+  list_cost: tokens.describe('Tokens per read before the loyalty discount.'),
+  token_cost: tokens.describe('What the call costs you: list cost less your tier discount (×1.35 from the Terminal).'),
+  tokens_burned: tokens.describe('What the call would burn from your wallet: 0 for public-test keys on P0 data.'),
+  cost_eur: z.string().describe('tokens_burned × 0.1 EUR.'),
+  entitled: z.boolean().describe('false: your key may not read it (402 not_entitled).'),
+});
+
+const estimateOut = quoteOut.extend({
+  target: z.string().describe('The dataset key, or recipe:<name>.'),
+  balance: tokens.describe('Your wallet balance now.'),
+  balance_after: tokens.describe('Your wallet balance after such a call.'),
+  would_refuse: z
+    .enum(['not_entitled', 'insufficient_tokens'])
+    .nullable()
+    .describe('The refusal such a call would get now, or null.'),
+});
+
+export function createTools(deps: Deps): McpTool[] {
+  const meterDeps = deps.reads.meterDeps;
+  const listCosts = [...new Set(deps.catalog.entries().map((e) => e.listCost))].sort((a, b) => a - b);
+  const eurPerToken = deps.config.pricing.eur_per_token;
+  const recipeCosts = recipes.map((r) => {
+    const cost = r.reads.reduce((sum, key) => sum + deps.reads.resolve(key).listCost, 0);
+    return `${r.name} costs ${cost} tokens`;
+  });
+
+  /** The caller with its wallet as it is now: tier and balance move with every burn. */
+  async function fresh(caller: Caller): Promise<Caller> {
+    const wallet = await deps.store.getWallet(caller.wallet.id);
+    return wallet ? { ...caller, wallet } : caller;
+  }
+
+  function quoteFor(caller: Caller, entries: readonly CatalogEntry[]) {
+    const items = entries.map((e) => ({ label: e.key, listCost: e.listCost, p0: e.p0 }));
+    const q = quote(meterDeps, caller, items);
+    const balance = caller.wallet.balanceMicros;
+    const grandfathered = caller.kind === 'session' && caller.account?.plan === 'early_bird';
+    let burn = q.entitled ? q.burnMicros : 0n;
+    let refusal: 'not_entitled' | 'insufficient_tokens' | null = q.entitled ? null : 'not_entitled';
+    if (refusal === null && burn > balance) {
+      // Mirrors meter(): early_bird is served at zero burn where the wallet cannot cover the read.
+      if (grandfathered) burn = 0n;
+      else refusal = 'insufficient_tokens';
+    }
+    return {
+      quote: {
+        list_cost: String(q.listCost),
+        token_cost: formatMicros(q.costMicros),
+        tokens_burned: formatMicros(burn),
+        cost_eur: costEur(deps.pricing, burn),
+        entitled: q.entitled,
+      },
+      balance,
+      burn,
+      refusal,
+    };
+  }
+
+  const searchDatasets = defineTool({
+    name: 'search_datasets',
+    title: 'Search datasets',
+    description:
+      'Find datasets by words, domain, P0 (free-key) status or list cost. Free: burns no tokens. Each result gives the key to pass to describe_dataset and read_dataset, its list cost in tokens per read and its P0 flag.',
+    metered: false,
+    input: z.strictObject({
+      query: z
+        .string()
+        .max(200)
+        .optional()
+        .describe('Words that must all appear in the key, title or description, e.g. "treasury yield".'),
+      domain: z.string().max(64).optional().describe('Only datasets in this domain, e.g. "rates".'),
+      free_only: z
+        .boolean()
+        .optional()
+        .describe(
+          'true: only P0 datasets, the ones sandbox and public-test keys may read (public-test keys burn 0 on them).',
+        ),
+      max_cost: z.int().min(0).optional().describe('Only datasets whose list cost per read is at most this.'),
+      limit: z.int().min(1).max(500).optional().describe('At most this many results (default 50).'),
+    }),
+    output: z.object({
+      data: z.array(entryOut),
+      meta: z.object({
+        count: z.int(),
+        total: z.int().describe('Matches before the limit.'),
+      }),
+    }),
+    async run(args) {
+      const found = searchCatalog(deps.catalog, {
+        domain: args.domain,
+        p0: args.free_only === true ? true : undefined,
+        maxCost: args.max_cost,
+        q: args.query,
+      });
+      const page = found.slice(0, args.limit ?? 50);
+      const lines = page.map((e) => `${e.key} | ${e.listCost} | ${e.p0 ? 'P0' : '-'} | ${e.dataset.title}`);
+      const more = found.length > page.length ? ` (${found.length - page.length} more: raise limit or narrow)` : '';
+      return {
+        content: [
+          text(
+            `${page.length} of ${found.length} datasets${more}. key | list cost (tokens per read) | P0 | title\n${lines.join('\n')}`,
+          ),
+        ],
+        structuredContent: { data: page.map(presentEntry), meta: { count: page.length, total: found.length } },
+      };
+    },
+  });
+
+  const describeDataset = defineTool({
+    name: 'describe_dataset',
+    title: 'Describe a dataset',
+    description:
+      "A dataset's fields, time field, entity filters, P0 flag, what one read costs you, and an example read_dataset call. Free: burns no tokens.",
+    metered: false,
+    input: z.strictObject({ dataset: datasetKey }),
+    output: datasetOut.extend({
+      your_cost: quoteOut.describe('What one read_dataset call on this key costs you now.'),
+      example_call: z.object({ tool: z.literal('read_dataset'), arguments: z.record(z.string(), z.unknown()) }),
+    }),
+    async run(args, call) {
+      const entry = deps.reads.resolve(args.dataset);
+      const caller = await fresh(call.caller);
+      const { quote: yours } = quoteFor(caller, [entry]);
+      const d = entry.dataset;
+      const entity = d.entity_fields[0];
+      const sampleValue = d.fields.find((f) => f.name === entity)?.sample?.values?.[0];
+      const example = {
+        dataset: entry.key,
+        ...(entity && sampleValue !== undefined ? { filters: { [entity]: String(sampleValue) } } : {}),
+        limit: 10,
+      };
+      const fields = d.fields
+        .map((f) => `${f.name} (${f.type}${f.unit ? `, ${f.unit}` : ''}): ${f.description}`)
+        .join('\n');
+      const summary = [
+        `${entry.key}: ${d.title}. ${d.description} Source: ${d.source}; ${d.frequency}.`,
+        `P0: ${entry.p0 ? 'yes' : 'no'}. One read costs you ${yours.token_cost} tokens (list ${yours.list_cost}) and burns ${yours.tokens_burned}${yours.entitled ? '' : '; your key is not entitled to it (402 not_entitled)'}.`,
+        `Time field: ${d.time_field}. Entity filters: ${d.entity_fields.join(', ') || 'none'}.`,
+        `Fields:\n${fields}`,
+        `Example: read_dataset ${JSON.stringify(example)}`,
+      ];
+      return {
+        content: [text(summary.join('\n'))],
+        structuredContent: {
+          ...describeEntry(entry),
+          your_cost: yours,
+          example_call: { tool: 'read_dataset', arguments: example },
+        },
+      };
+    },
+  });
+
+  const readDataset = defineTool({
+    name: 'read_dataset',
+    title: 'Read a dataset page',
+    description: `Read one page (up to 1000 rows) of a dataset: the same read as GET /api/v1/data/{domain}/{name}. Metered: every call burns the dataset's list cost (${listCosts.join(', ')} tokens; 1 token = ${eurPerToken} EUR) less your loyalty-tier discount, whatever the page size; public-test keys burn 0 on P0 datasets (the cost is still reported). A refused call burns nothing. Rows come back as CSV text and as structured data; the cost is in the last text line and in _meta["${COST_META_KEY}"]. Check the price first with describe_dataset or estimate_cost.`,
+    metered: true,
+    input: z.strictObject({
+      dataset: datasetKey,
+      filters: z
+        .record(z.string().max(64), filterValue)
+        .optional()
+        .describe(
+          'Entity filters by field, e.g. {"symbol": ["AAPL", "MSFT"]} or {"symbol": "AAPL,MSFT"}; describe_dataset lists the entity fields.',
+        ),
+      from: readOptionsShape.from.describe(
+        'Earliest time on the time field, inclusive: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ.',
+      ),
+      to: readOptionsShape.to.describe('Latest time on the time field, inclusive for a date.'),
+      fields: readOptionsShape.fields,
+      limit: readOptionsShape.limit,
+      cursor: readOptionsShape.cursor.describe(
+        'next_cursor of the previous page, with the other arguments unchanged. Each page is one read.',
+      ),
+      sort: readOptionsShape.sort,
+    }),
+    output: readEnvelope,
+    async run(args, call) {
+      const filters: Record<string, string[]> = {};
+      for (const [name, value] of Object.entries(args.filters ?? {})) {
+        filters[name] = Array.isArray(value) ? value : [value];
+      }
+      const params: ReadParams = {
+        filters,
+        from: args.from,
+        to: args.to,
+        fields: args.fields?.split(','),
+        limit: args.limit ?? DEFAULT_LIMIT,
+        cursor: args.cursor,
+        sort: args.sort ?? 'desc',
+      };
+      const result = await deps.reads.read(call.caller, call.requestId, args.dataset, params);
+      call.cost = result.cost;
+      const { value } = result;
+      const meta = readMeta(deps.pricing, result);
+      const rows: Row[] = value.rows.map((r) => projectRow(r, value.fields));
+      const figures = costFigures(deps, result.cost, value.entry.listCost);
+      const order = params.sort === 'desc' ? 'newest first' : 'oldest first';
+      const sample = meta.sample ? ' (generated sample data, not real observations)' : '';
+      const next = value.nextCursor
+        ? `\nnext_cursor: ${value.nextCursor} (pass it as cursor with the same arguments for the next page; each page is one read)`
+        : '';
+      const table = rows.length > 0 ? csvTable(meta.fields, rows) : '(no rows match)\n';
+      return {
+        content: [
+          text(`${value.entry.key}: ${rows.length} rows, ${order}${sample}\n${table}${next}`),
+          text(costNote(figures)),
+        ],
+        structuredContent: { data: rows, meta },
+        _meta: meteredMeta(figures),
+      };
+    },
+  });
+
+  const runRecipe = defineTool({
+    name: 'run_recipe',
+    title: 'Run a recipe',
+    description: `Run a fixed multi-step read with a ready answer: the same as GET /api/v1/recipes/{name}. Metered once, as the sum of its reads' list costs less your tier discount (${recipeCosts.join('; ')}). A refused call burns nothing; the cost is in the last text line and in _meta["${COST_META_KEY}"].`,
+    metered: true,
+    input: z.strictObject({
+      recipe: recipeName,
+      tz: z
+        .string()
+        .max(64)
+        .optional()
+        .describe('calendar-tonight: IANA time zone (default America/New_York).'),
+    }),
+    output: recipeOut,
+    async run(args, call) {
+      const result = await deps.recipes.run(call.caller, call.requestId, args.recipe, { tz: args.tz });
+      call.cost = result.cost;
+      const value = result.value as Record<string, unknown>;
+      const listCost = deps.recipes
+        .info(args.recipe)
+        .reads.reduce((sum, key) => sum + deps.reads.resolve(key).listCost, 0);
+      const figures = costFigures(deps, result.cost, listCost);
+      const items = Object.values(value).find((v): v is Record<string, unknown>[] => Array.isArray(v)) ?? [];
+      const columns = items[0] ? Object.keys(items[0]) : [];
+      const header = Object.entries(value)
+        .filter(([, v]) => !Array.isArray(v))
+        .map(([k, v]) => `${k}: ${String(v)}`)
+        .join(', ');
+      return {
+        content: [text(`${header}\n${items.length > 0 ? csvTable(columns, items) : ''}`), text(costNote(figures))],
+        structuredContent: value,
+        _meta: meteredMeta(figures),
+      };
+    },
+  });
+
+  const getAccount = defineTool({
+    name: 'get_account',
+    title: 'Your account',
+    description:
+      'Your credential, wallet balance, loyalty tier, tokens burned this month, next tier and limits (per minute, per day, concurrent): the same as GET /api/v1/me. Free: burns no tokens. REST and MCP share one budget per key.',
+    metered: false,
+    input: z.strictObject({}),
+    output: accountOut,
+    async run(_args, call) {
+      const me = await presentAccount(deps, call.caller);
+      const next = me.next_tier ? `; next tier ${me.next_tier.level} in ${me.next_tier.tokens_needed} tokens` : '';
+      const perDay = me.limits.per_day === null ? 'no daily limit' : `${me.limits.per_day}/day`;
+      return {
+        content: [
+          text(
+            `${me.credential.kind} credential. Balance ${me.wallet.balance} tokens; burned ${me.burned_this_month} this month; tier ${me.tier.level} ${me.tier.name} (${me.tier.discount_pct} % discount)${next}. Limits: ${me.limits.per_minute}/min, ${perDay}, ${me.limits.concurrent} concurrent.`,
+          ),
+        ],
+        structuredContent: me,
+      };
+    },
+  });
+
+  const estimateCost = defineTool({
+    name: 'estimate_cost',
+    title: 'Estimate a cost',
+    description:
+      'What one read_dataset call on a dataset (or one run_recipe call) would cost you now, and whether it would be refused, without reading or burning anything. Free: burns no tokens. Give exactly one of dataset or recipe.',
+    metered: false,
+    input: z.strictObject({
+      dataset: datasetKey.optional(),
+      recipe: recipeName.optional(),
+    }),
+    output: estimateOut,
+    async run(args, call) {
+      if ((args.dataset === undefined) === (args.recipe === undefined)) {
+        throw new AppError('invalid_request', 'Give exactly one of dataset or recipe.', {
+          errors: [{ path: 'dataset', message: 'give exactly one of dataset or recipe' }],
+        });
+      }
+      const entries =
+        args.dataset !== undefined
+          ? [deps.reads.resolve(args.dataset)]
+          : deps.recipes.info(args.recipe as string).reads.map((key) => deps.reads.resolve(key));
+      const target = args.dataset ?? `recipe:${args.recipe}`;
+      const caller = await fresh(call.caller);
+      const { quote: q, balance, burn, refusal } = quoteFor(caller, entries);
+      const after = refusal === null ? balance - burn : balance;
+      const verdict =
+        refusal === 'not_entitled'
+          ? 'It would be refused (402 not_entitled): your key reads only P0 datasets.'
+          : refusal === 'insufficient_tokens'
+            ? 'It would be refused (402 insufficient_tokens): your wallet cannot cover it.'
+            : `It would burn ${q.tokens_burned} tokens (${q.cost_eur} EUR), leaving ${formatMicros(after)}.`;
+      return {
+        content: [
+          text(
+            `${target}: costs you ${q.token_cost} tokens (list ${q.list_cost}). ${verdict} Nothing was burned.`,
+          ),
+        ],
+        structuredContent: {
+          ...q,
+          target,
+          balance: formatMicros(balance),
+          balance_after: formatMicros(after),
+          would_refuse: refusal,
+        },
+      };
+    },
+  });
+
+  return [searchDatasets, describeDataset, readDataset, runRecipe, getAccount, estimateCost];
+}

@@ -1,0 +1,320 @@
+/** Issue 3 limits: per-minute (exact sliding window), daily, in-flight, IP fence, tiers, login throttling. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ServiceFile } from '../src/config.ts';
+import type { Store } from '../src/store/port.ts';
+import {
+  assertLedgerBalanced,
+  bearer,
+  publicTestKey,
+  sandboxKey,
+  startServer,
+  type TestServer,
+  walletAccount,
+} from './helpers/server.ts';
+
+const MINUTE = 60_000;
+
+async function withServer(
+  options: Parameters<typeof startServer>[0],
+  body: (server: TestServer) => Promise<void>,
+) {
+  const server = await startServer(options);
+  try {
+    await body(server);
+    await assertLedgerBalanced(server);
+  } finally {
+    await server.close();
+  }
+}
+
+describe('per-minute limit (sliding window, injectable clock)', () => {
+  test('60/min admits exactly 60, refuses the 61st with Retry-After, and the first request after the window passes', async () => {
+    await withServer({}, async (server) => {
+      const { key } = await walletAccount(server, 0);
+      for (let i = 1; i <= 60; i++) {
+        const res = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
+        assert.equal(res.status, 200, `request ${i}`);
+        assert.equal(res.headers.get('ratelimit-policy'), '"minute";q=60;w=60');
+        assert.equal(res.headers.get('ratelimit'), `"minute";r=${60 - i};t=60`);
+      }
+      const refused = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
+      assert.equal(refused.status, 429);
+      assert.equal(refused.json.code, 'rate_limited');
+      assert.equal(refused.headers.get('retry-after'), '60');
+      assert.equal(refused.json.retry_after, 60);
+      assert.equal(refused.headers.get('ratelimit'), '"minute";r=0;t=60', 'refusals carry the headers too');
+      server.clock.advance(MINUTE - 1);
+      const stillRefused = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
+      assert.equal(stillRefused.status, 429);
+      assert.equal(stillRefused.headers.get('retry-after'), '1');
+      server.clock.advance(1);
+      assert.equal((await server.request('GET', '/api/v1/me', { headers: bearer(key) })).status, 200);
+    });
+  });
+
+  test('no double burst at a window edge: 30 + 30 spread requests leave no room until the oldest expire', async () => {
+    await withServer({}, async (server) => {
+      const { key } = await walletAccount(server, 0);
+      const me = () => server.request('GET', '/api/v1/me', { headers: bearer(key) });
+      for (let i = 0; i < 30; i++) assert.equal((await me()).status, 200);
+      server.clock.advance(30_000);
+      for (let i = 0; i < 30; i++) assert.equal((await me()).status, 200);
+      server.clock.advance(29_999);
+      const edge = await me();
+      assert.equal(edge.status, 429, 'a fixed window would have reset here');
+      assert.equal(edge.headers.get('retry-after'), '1');
+      server.clock.advance(1);
+      for (let i = 0; i < 30; i++) assert.equal((await me()).status, 200, 'the first 30 expired');
+      const after = await me();
+      assert.equal(after.status, 429);
+      assert.equal(after.headers.get('retry-after'), '30');
+    });
+  });
+});
+
+describe('daily limit', () => {
+  test('rolls over at 00:00 UTC', async () => {
+    const threePerDay = (c: ServiceFile) => {
+      c.limits.sandbox.per_day = 3;
+    };
+    await withServer({ config: threePerDay }, async (server) => {
+      server.clock.t = Date.parse('2026-11-21T23:59:00Z');
+      const key = await sandboxKey(server);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await server.request('GET', '/api/v1/me', { headers: bearer(key) })).status, 200);
+      const refused = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
+      assert.equal(refused.status, 429);
+      assert.equal(refused.json.code, 'daily_limit');
+      assert.equal(refused.headers.get('retry-after'), '60', 'until midnight UTC');
+      assert.match(refused.headers.get('ratelimit-policy') ?? '', /"day";q=3;w=86400/);
+      server.clock.t = Date.parse('2026-11-22T00:00:00Z');
+      assert.equal((await server.request('GET', '/api/v1/me', { headers: bearer(key) })).status, 200);
+    });
+  });
+});
+
+describe('concurrency limit', () => {
+  test('50 parallel slow reads on a public-test key: at most 10 in flight, 40 refused, slots back after aborts', async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let delayMs = 300;
+    const slow = (store: Store): Store =>
+      new Proxy(store, {
+        get(target, property, receiver) {
+          if (property === 'queryRows') {
+            return async (...args: Parameters<Store['queryRows']>) => {
+              inFlight++;
+              maxInFlight = Math.max(maxInFlight, inFlight);
+              try {
+                await sleep(delayMs);
+                return await target.queryRows(...args);
+              } finally {
+                inFlight--;
+              }
+            };
+          }
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    await withServer({ wrapStore: slow }, async (server) => {
+      const { key } = await publicTestKey(server);
+      const slotKey = `slot:key:${await keyId(server, key)}`;
+      const path = '/api/v1/data/cftc/legacy_futures-facts?limit=1';
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => server.request('GET', path, { headers: bearer(key) })),
+      );
+      const ok = results.filter((r) => r.status === 200);
+      const refused = results.filter((r) => r.status === 429);
+      assert.equal(ok.length, 10);
+      assert.equal(refused.length, 40);
+      for (const r of refused) {
+        assert.equal(r.json.code, 'concurrency_limit');
+        assert.ok(r.headers.get('retry-after'));
+      }
+      assert.ok(maxInFlight <= 10, `max in flight measured in the server: ${maxInFlight}`);
+      assert.equal(maxInFlight, 10);
+
+      // Abort ten slow reads mid-flight: their slots must come back.
+      delayMs = 2000;
+      const controllers = Array.from({ length: 10 }, () => new AbortController());
+      const pending = controllers.map((c) =>
+        fetch(`${server.url}${path}`, { headers: bearer(key), signal: c.signal }).catch(() => 'aborted'),
+      );
+      for (
+        let i = 0;
+        i < 100 && (await server.deps.limiter.inFlight(slotKey, server.clock.now())) < 10;
+        i++
+      ) {
+        await sleep(10);
+      }
+      for (const c of controllers) c.abort();
+      await Promise.all(pending);
+      for (let i = 0; i < 200 && (await server.deps.limiter.inFlight(slotKey, server.clock.now())) > 0; i++) {
+        await sleep(10);
+      }
+      delayMs = 0;
+      const again = await Promise.all(
+        Array.from({ length: 10 }, () => server.request('GET', path, { headers: bearer(key) })),
+      );
+      assert.deepEqual(
+        again.map((r) => r.status),
+        Array(10).fill(200),
+        'all ten slots came back after the aborts',
+      );
+      while (inFlight > 0) await sleep(20);
+    });
+  });
+});
+
+async function keyId(server: TestServer, key: string): Promise<string> {
+  const me = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
+  return me.json.credential.key_id as string;
+}
+
+describe('IP fence', () => {
+  test('refuses the 101st anonymous request and sandbox keys from that IP, never public-test or wallet keys', async () => {
+    await withServer({}, async (server) => {
+      const { key: fpt } = await publicTestKey(server);
+      const { key: live } = await walletAccount(server, 10);
+      // Issuing the sandbox key is the first anonymous request from this IP.
+      const sandbox = await sandboxKey(server, '203.0.113.9');
+      const ip = { 'x-forwarded-for': '203.0.113.9' };
+      for (let i = 2; i <= 100; i++) {
+        const res = await server.request('GET', '/api/v1/pricing', { headers: ip });
+        assert.equal(res.status, 200, `anonymous ${i}`);
+      }
+      const fenced = await server.request('GET', '/api/v1/pricing', { headers: ip });
+      assert.equal(fenced.status, 429);
+      assert.equal(fenced.json.code, 'ip_fence');
+      assert.ok(Number(fenced.headers.get('retry-after')) > 0);
+      const sandboxRes = await server.request('GET', '/api/v1/me', {
+        headers: { ...ip, ...bearer(sandbox) },
+      });
+      assert.equal(sandboxRes.status, 429);
+      assert.equal(sandboxRes.json.code, 'ip_fence');
+      for (const key of [fpt, live]) {
+        const res = await server.request('GET', '/api/v1/data/cftc/legacy_futures-facts?limit=1', {
+          headers: { ...ip, ...bearer(key) },
+        });
+        assert.equal(res.status, 200, 'public-test and wallet keys skip the fence');
+      }
+      assert.equal(
+        (await server.request('GET', '/healthz', { headers: ip })).status,
+        200,
+        'health checks are not fenced',
+      );
+      server.clock.advance(MINUTE);
+      assert.equal((await server.request('GET', '/api/v1/pricing', { headers: ip })).status, 200);
+    });
+  });
+});
+
+describe('loyalty tiers', () => {
+  test('burning across 500, 2000 and 5000 tokens moves the account to levels 2, 3 and 4 with exact charges and limits', async () => {
+    await withServer({}, async (server) => {
+      const { key, account } = await walletAccount(server, 10_000);
+      // filings/documents: list cost 10, P0; levels per spec 2.4: discount 0, 2, 5, 8 %.
+      const expected = [
+        { level: 1, until: 500, charge: 10, perMinute: 60 },
+        { level: 2, until: 2000, charge: 9.8, perMinute: 72 },
+        { level: 3, until: 5000, charge: 9.5, perMinute: 90 },
+      ];
+      let burnedMicros = 0;
+      let inMinute = 0;
+      for (const step of expected) {
+        const me = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
+        inMinute++;
+        assert.equal(me.json.tier.level, step.level);
+        assert.equal(me.json.limits.per_minute, step.perMinute);
+        while (burnedMicros < step.until * 1_000_000) {
+          if (inMinute >= 50) {
+            server.clock.advance(MINUTE);
+            inMinute = 0;
+          }
+          const res = await server.request('GET', '/api/v1/data/filings/documents?limit=1', {
+            headers: bearer(key),
+          });
+          inMinute++;
+          assert.equal(res.status, 200, res.text);
+          assert.equal(Number(res.headers.get('x-request-tokens')), step.charge, `level ${step.level}`);
+          burnedMicros += Math.round(step.charge * 1_000_000);
+        }
+      }
+      server.clock.advance(MINUTE);
+      const me = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
+      assert.equal(me.json.tier.level, 4);
+      assert.equal(me.json.tier.discount_pct, 8);
+      assert.equal(me.json.limits.per_minute, 120);
+      assert.equal(me.json.next_tier.level, 5);
+      assert.equal(Number(me.json.burned_this_month), burnedMicros / 1_000_000);
+      assert.equal(Number(me.json.next_tier.tokens_needed), 15000 - burnedMicros / 1_000_000);
+      const read = await server.request('GET', '/api/v1/data/filings/documents?limit=1', {
+        headers: bearer(key),
+      });
+      assert.equal(read.headers.get('x-request-tokens'), '9.2');
+      // 120 a minute at level 4: 2 requests used in this minute so far.
+      for (let i = 0; i < 118; i++)
+        assert.equal((await server.request('GET', '/api/v1/me', { headers: bearer(key) })).status, 200);
+      assert.equal((await server.request('GET', '/api/v1/me', { headers: bearer(key) })).status, 429);
+      const wallet = await server.deps.store.getWallet(account.walletId);
+      assert.equal(wallet?.balanceMicros, 10_000_000_000n - BigInt(burnedMicros) - 9_200_000n);
+      // A new UTC month starts over at level 1.
+      server.clock.t = Date.parse('2026-12-01T00:00:00Z');
+      const december = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
+      assert.equal(december.json.tier.level, 1);
+      assert.equal(december.json.burned_this_month, '0');
+    });
+  });
+});
+
+describe('login throttling', () => {
+  test('five wrong passwords lock the account for the window; other accounts are untouched', async () => {
+    await withServer({}, async (server) => {
+      const { email, password } = await walletAccount(server, 0);
+      const other = await walletAccount(server, 0);
+      for (let i = 0; i < 5; i++) {
+        const res = await server.request('POST', '/api/v1/auth/login', {
+          body: { email, password: 'wrong password!' },
+        });
+        assert.equal(res.status, 401);
+        assert.equal(res.json.code, 'invalid_login');
+      }
+      const throttled = await server.request('POST', '/api/v1/auth/login', { body: { email, password } });
+      assert.equal(throttled.status, 429);
+      assert.equal(throttled.json.code, 'login_throttled');
+      assert.equal(throttled.headers.get('retry-after'), String(15 * 60));
+      const fine = await server.request('POST', '/api/v1/auth/login', {
+        body: { email: other.email, password: other.password },
+      });
+      assert.equal(fine.status, 200);
+      server.clock.advance(15 * MINUTE);
+      assert.equal(
+        (await server.request('POST', '/api/v1/auth/login', { body: { email, password } })).status,
+        200,
+      );
+    });
+  });
+
+  test('twenty wrong passwords from one IP throttle that IP for every account', async () => {
+    await withServer({}, async (server) => {
+      const victim = await walletAccount(server, 0);
+      const ip = { 'x-forwarded-for': '198.51.100.200' };
+      for (let i = 0; i < 20; i++) {
+        const res = await server.request('POST', '/api/v1/auth/login', {
+          headers: ip,
+          body: { email: `nobody${i}@example.com`, password: 'guess guess guess' },
+        });
+        assert.equal(res.status, 401);
+      }
+      const res = await server.request('POST', '/api/v1/auth/login', {
+        headers: ip,
+        body: { email: victim.email, password: victim.password },
+      });
+      assert.equal(res.status, 429);
+      assert.equal(res.json.code, 'login_throttled');
+    });
+  });
+});
