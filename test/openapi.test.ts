@@ -52,6 +52,8 @@ test('the data read documents its parameters, every error status and the cost he
     assert.ok(headers.includes(h), h);
   }
   assert.ok(op.responses['429'].headers['Retry-After']);
+  assert.ok(op.responses['429'].headers['RateLimit-Policy'], 'refusals document the RateLimit headers');
+  assert.ok(op.responses['200'].headers.RateLimit);
   assert.ok(op.responses['401'].headers['WWW-Authenticate']);
   assert.match(op.responses['402'].description, /not_entitled/);
 });

@@ -9,8 +9,8 @@ type Json = Record<string, unknown>;
 
 /** operationIds whose 2xx responses carry the four cost headers. */
 export const meteredOperations = new Set(['readDataset', 'runRecipe', 'exportDataset']);
-/** operationIds that take a credential (and so carry RateLimit headers). */
-export const keyedOperations = new Set<string>();
+/** operationIds that are not limited (and so carry no RateLimit headers). */
+export const unlimitedOperations = new Set(['healthz', 'readyz']);
 
 const header = (description: string, type = 'string') => ({ description, schema: { type } });
 
@@ -45,7 +45,7 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
       const responses = (operation.responses ?? {}) as Record<string, Json>;
       for (const [status, response] of Object.entries(responses)) {
         const headers: Json = { 'X-Request-Id': documentedHeaders['X-Request-Id'] };
-        if (keyedOperations.has(id)) {
+        if (!unlimitedOperations.has(id)) {
           headers['RateLimit-Policy'] = documentedHeaders['RateLimit-Policy'];
           headers.RateLimit = documentedHeaders.RateLimit;
         }
