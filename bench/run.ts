@@ -6,11 +6,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { parseEnv } from '../src/config.ts';
+import { loadServiceFile, parseEnv } from '../src/config.ts';
 import { buildDeps, closeDeps } from '../src/deps.ts';
 import { newId } from '../src/domain/ids.ts';
 import { tokensToMicros } from '../src/domain/money.ts';
@@ -24,7 +24,13 @@ const dataset = args.get('dataset') ?? 'equities/stock-prices';
 const limit = Number(args.get('limit') ?? 100);
 
 const dir = mkdtempSync(join(tmpdir(), 'tmd-bench-'));
+// The limiter stays in the path; its limits are raised so the load is measured, not refused.
+const config = loadServiceFile('config/service.json');
+for (const tier of config.pricing.loyalty_tiers) tier.rate_limit = 1_000_000_000;
+config.limits.wallet.concurrent = 10_000;
+writeFileSync(join(dir, 'service.json'), JSON.stringify(config));
 const baseEnv = {
+  CONFIG_FILE: join(dir, 'service.json'),
   ...process.env,
   DATABASE_URL: join(dir, 'bench.sqlite'),
   DATA_DIR: dir,

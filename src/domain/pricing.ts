@@ -59,6 +59,14 @@ export function costEur(pricing: Pricing, micros: bigint): string {
 }
 
 /** "YYYY-MM" of a UTC instant: the month a burn counts toward for tiers. */
+let monthCache = { from: 0, until: 0, month: '' };
+
 export function utcMonth(atMs: number): string {
-  return new Date(atMs).toISOString().slice(0, 7);
+  // Called several times per read: the answer only changes at a month boundary.
+  if (atMs >= monthCache.from && atMs < monthCache.until) return monthCache.month;
+  const d = new Date(atMs);
+  const from = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const until = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  monthCache = { from, until, month: d.toISOString().slice(0, 7) };
+  return monthCache.month;
 }

@@ -2,25 +2,63 @@
 import { randomBytes } from 'node:crypto';
 import type { AdmitRequest, AdmitResult, Limiter, WindowCheck, WindowDecision, WindowState } from './port.ts';
 
+/** Admission times of one sliding window, oldest first from `head` (amortised O(1) expiry). */
+class SlidingLog {
+  stamps: number[] = [];
+  head = 0;
+
+  prune(cutoff: number): void {
+    while (this.head < this.stamps.length && (this.stamps[this.head] as number) <= cutoff) this.head++;
+    if (this.head > 1024 && this.head * 2 > this.stamps.length) {
+      this.stamps.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  get size(): number {
+    return this.stamps.length - this.head;
+  }
+
+  /** The n-th newest admission (1 = newest). */
+  newest(n: number): number {
+    return this.stamps[this.stamps.length - n] as number;
+  }
+
+  oldest(): number {
+    return this.stamps[this.head] as number;
+  }
+
+  get last(): number {
+    return this.stamps.at(-1) ?? 0;
+  }
+}
+
 export class MemoryLimiter implements Limiter {
-  /** Sliding windows: admission timestamps per key, oldest first; never longer than the limit. */
-  readonly #sliding = new Map<string, number[]>();
+  readonly #sliding = new Map<string, SlidingLog>();
   /** Fixed windows: a count until an instant. */
   readonly #fixed = new Map<string, { count: number; until: number }>();
   /** Slots: slot id -> lease expiry, per key. */
   readonly #slots = new Map<string, Map<string, number>>();
   #sweepAt = 0;
 
-  #stamps(key: string, windowMs: number, now: number): number[] {
-    let stamps = this.#sliding.get(key);
-    if (!stamps) {
-      stamps = [];
-      this.#sliding.set(key, stamps);
+  #log(key: string, windowMs: number, now: number): SlidingLog {
+    let log = this.#sliding.get(key);
+    if (!log) {
+      log = new SlidingLog();
+      this.#sliding.set(key, log);
     }
-    let expired = 0;
-    while (expired < stamps.length && (stamps[expired] as number) <= now - windowMs) expired++;
-    if (expired > 0) stamps.splice(0, expired);
-    return stamps;
+    log.prune(now - windowMs);
+    return log;
+  }
+
+  /** Room left in a window and, when there is none, how long until there is. */
+  #decide(key: string, limit: number, windowMs: number, now: number): WindowDecision {
+    const log = this.#log(key, windowMs, now);
+    if (log.size >= limit) {
+      const retryAfterMs = log.newest(limit) + windowMs - now;
+      return { allowed: false, limit, remaining: 0, retryAfterMs, resetMs: log.last + windowMs - now };
+    }
+    return { allowed: true, limit, remaining: limit - log.size, retryAfterMs: 0, resetMs: windowMs };
   }
 
   #state(check: WindowCheck, now: number): WindowState & { room: boolean } {
@@ -35,15 +73,13 @@ export class MemoryLimiter implements Limiter {
         room: count < check.limit,
       };
     }
-    const stamps = this.#stamps(check.key, check.windowMs, now);
-    const room = stamps.length < check.limit;
-    const resetMs = room ? 0 : (stamps[stamps.length - check.limit] as number) + check.windowMs - now;
+    const decision = this.#decide(check.key, check.limit, check.windowMs, now);
     return {
       code: check.code,
       limit: check.limit,
-      remaining: Math.max(0, check.limit - stamps.length),
-      resetMs,
-      room,
+      remaining: decision.remaining,
+      resetMs: decision.retryAfterMs,
+      room: decision.allowed,
     };
   }
 
@@ -61,8 +97,7 @@ export class MemoryLimiter implements Limiter {
     // Keys of idle credentials are dropped now and then so memory stays bounded.
     if (now < this.#sweepAt) return;
     this.#sweepAt = now + 60_000;
-    for (const [key, stamps] of this.#sliding)
-      if ((stamps.at(-1) ?? 0) < now - 86_400_000) this.#sliding.delete(key);
+    for (const [key, log] of this.#sliding) if (log.last < now - 86_400_000) this.#sliding.delete(key);
     for (const [key, fixed] of this.#fixed) if (fixed.until <= now) this.#fixed.delete(key);
     for (const [key, slots] of this.#slots) if (slots.size === 0) this.#slots.delete(key);
   }
@@ -71,21 +106,17 @@ export class MemoryLimiter implements Limiter {
     const { now } = request;
     this.#sweep(now);
     const states = request.windows.map((check) => this.#state(check, now));
+    const strip = (): WindowState[] =>
+      states.map(({ code, limit, remaining, resetMs }) => ({ code, limit, remaining, resetMs }));
     const full = states.find((s) => !s.room);
-    const strip = (list: typeof states): WindowState[] =>
-      list.map(({ code, limit, remaining, resetMs }) => ({ code, limit, remaining, resetMs }));
     if (full)
-      return {
-        allowed: false,
-        code: full.code,
-        retryAfterMs: Math.max(1, full.resetMs),
-        windows: strip(states),
-      };
+      return { allowed: false, code: full.code, retryAfterMs: Math.max(1, full.resetMs), windows: strip() };
     let slotId: string | null = null;
     if (request.slot) {
       const slots = this.#liveSlots(request.slot.key, now);
       if (slots.size >= request.slot.max) {
-        return { allowed: false, code: 'concurrency_limit', retryAfterMs: 1000, windows: strip(states) };
+        // The earliest lease to expire bounds the wait; most slots come back much sooner.
+        return { allowed: false, code: 'concurrency_limit', retryAfterMs: 1000, windows: strip() };
       }
       slotId = randomBytes(8).toString('hex');
       slots.set(slotId, now + request.slot.leaseMs);
@@ -99,12 +130,12 @@ export class MemoryLimiter implements Limiter {
         else this.#fixed.set(check.key, { count: 1, until: check.fixedUntil });
         state.resetMs = check.fixedUntil - now;
       } else {
-        const stamps = this.#stamps(check.key, check.windowMs, now);
-        stamps.push(now);
-        state.resetMs = (stamps[0] as number) + check.windowMs - now;
+        const log = this.#log(check.key, check.windowMs, now);
+        log.stamps.push(now);
+        state.resetMs = log.oldest() + check.windowMs - now;
       }
     });
-    return { allowed: true, windows: strip(states), slotId };
+    return { allowed: true, windows: strip(), slotId };
   }
 
   async release(slotKey: string, slotId: string): Promise<void> {
@@ -112,26 +143,15 @@ export class MemoryLimiter implements Limiter {
   }
 
   async hit(key: string, limit: number, windowMs: number, now: number): Promise<WindowDecision> {
-    const decision = await this.peek(key, limit, windowMs, now);
+    const decision = this.#decide(key, limit, windowMs, now);
     if (!decision.allowed) return decision;
-    const stamps = this.#stamps(key, windowMs, now);
-    stamps.push(now);
-    return { ...decision, remaining: limit - stamps.length, resetMs: (stamps[0] as number) + windowMs - now };
+    const log = this.#log(key, windowMs, now);
+    log.stamps.push(now);
+    return { ...decision, remaining: limit - log.size, resetMs: log.oldest() + windowMs - now };
   }
 
   async peek(key: string, limit: number, windowMs: number, now: number): Promise<WindowDecision> {
-    const stamps = this.#stamps(key, windowMs, now);
-    if (stamps.length >= limit) {
-      const retryAfterMs = (stamps[stamps.length - limit] as number) + windowMs - now;
-      return {
-        allowed: false,
-        limit,
-        remaining: 0,
-        retryAfterMs,
-        resetMs: (stamps.at(-1) as number) + windowMs - now,
-      };
-    }
-    return { allowed: true, limit, remaining: limit - stamps.length, retryAfterMs: 0, resetMs: windowMs };
+    return this.#decide(key, limit, windowMs, now);
   }
 
   async inFlight(slotKey: string, now: number): Promise<number> {
