@@ -1,7 +1,8 @@
 /**
  * npm run bench: requests/s, p50 and p99 of (a) a metered read with a wallet key through the real
  * service and (b) the same read through a bare Fastify route, each in its own process, measured in the
- * same run; prints a/b. Every acknowledged debit is committed before its response is sent (the debit
+ * same run; prints a/b. (c) and (d): the same read as MCP read_dataset calls (2025-era and 2026-07-28
+ * requests) against the same service; prints c/a and d/a. Every acknowledged debit is committed before its response is sent (the debit
  * transaction commits before the handler returns).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -10,13 +11,26 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { loadServiceFile, parseEnv } from '../src/config.ts';
 import { buildDeps, closeDeps } from '../src/deps.ts';
 import { newId } from '../src/domain/ids.ts';
 import { tokensToMicros } from '../src/domain/money.ts';
 import { utcMonth } from '../src/domain/pricing.ts';
+import { countBurns, type McpLoad, mcpLoads, provisionMcpKey } from './mcp.ts';
 
-const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=') as [string, string]));
+const argv = process.argv.slice(2);
+// `--name value` is accepted as well as `--name=value`.
+const args = new Map(
+  argv.flatMap((a, i) => {
+    if (!a.startsWith('--')) return [];
+    const [name, value] = a.slice(2).split('=') as [string, string | undefined];
+    const next = argv[i + 1];
+    return [[name, value ?? (next && !next.startsWith('--') ? next : 'true')] as [string, string]];
+  }),
+);
+const backend = args.get('backend') ?? 'sqlite';
+if (backend !== 'sqlite' && backend !== 'postgres') throw new Error('--backend must be sqlite or postgres');
 const seconds = Number(args.get('duration') ?? 5);
 const rounds = Number(args.get('rounds') ?? 3);
 const connections = Number(args.get('connections') ?? 16);
@@ -29,10 +43,32 @@ const config = loadServiceFile('config/service.json');
 for (const tier of config.pricing.loyalty_tiers) tier.rate_limit = 1_000_000_000;
 config.limits.wallet.concurrent = 10_000;
 writeFileSync(join(dir, 'service.json'), JSON.stringify(config));
+// --backend=postgres: the service on PostgreSQL + Redis (a fresh database `tmd_bench_*`, dropped after;
+// BENCH_DATABASE_URL / BENCH_REDIS_URL override the servers); the bare route reads the same rows.
+let databaseUrl = join(dir, 'bench.sqlite');
+let dropDatabase = async () => {};
+const backendEnv: Record<string, string> = {};
+if (backend === 'postgres') {
+  const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const name = `tmd_bench_${Date.now().toString(36)}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  databaseUrl = url.toString();
+  dropDatabase = async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  };
+  backendEnv.REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  backendEnv.REDIS_KEY_PREFIX = `${name}:`;
+}
 const baseEnv = {
   CONFIG_FILE: join(dir, 'service.json'),
   ...process.env,
-  DATABASE_URL: join(dir, 'bench.sqlite'),
+  ...backendEnv,
+  DATABASE_URL: databaseUrl,
   DATA_DIR: dir,
   LOG_LEVEL: 'silent',
   JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0',
@@ -77,16 +113,24 @@ interface Figures {
   p50: number;
   p99: number;
   non2xx: number;
+  /** 2xx answers, warm-up included. */
+  ok: number;
 }
 
-async function load(url: string, headers: Record<string, string>): Promise<Figures> {
-  await autocannon({ url, headers, connections, duration: 1 }); // warm-up
-  const result = await autocannon({ url, headers, connections, duration: seconds });
+async function load(
+  url: string,
+  headers: Record<string, string>,
+  request: Pick<McpLoad, 'method' | 'body'> | null = null,
+): Promise<Figures> {
+  const options = { url, headers, connections, ...(request ?? {}) };
+  const warm = await autocannon({ ...options, duration: 1 });
+  const result = await autocannon({ ...options, duration: seconds });
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    ok: warm['2xx'] + result['2xx'],
   };
 }
 
@@ -102,10 +146,13 @@ function summarise(runs: Figures[]): Figures {
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
     non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    ok: runs.reduce((sum, r) => sum + r.ok, 0),
   };
 }
 
 const key = await provision();
+const mcpKey = await provisionMcpKey(parseEnv(baseEnv));
+const loads = mcpLoads(mcpKey.key, dataset, limit);
 const service = await startChild('bench/serve-service.ts');
 const bare = await startChild('bench/serve-bare.ts');
 const meteredUrl = `http://127.0.0.1:${service.port}/api/v1/data/${dataset}?limit=${limit}`;
@@ -113,9 +160,12 @@ const bareUrl = `http://127.0.0.1:${bare.port}/bare/${dataset}?limit=${limit}`;
 // Interleaved rounds, medians reported: machine noise hits both sides alike.
 const meteredRuns: Figures[] = [];
 const bareRuns: Figures[] = [];
+const mcpRuns: Figures[][] = loads.map(() => []);
+const mcpUrl = `http://127.0.0.1:${service.port}/mcp/jsonrpc`;
 for (let round = 0; round < rounds; round++) {
   meteredRuns.push(await load(meteredUrl, { authorization: `Bearer ${key}` }));
   bareRuns.push(await load(bareUrl, {}));
+  for (const [i, mcp] of loads.entries()) mcpRuns[i]?.push(await load(mcpUrl, mcp.headers, mcp));
 }
 service.child.kill('SIGTERM');
 bare.child.kill('SIGTERM');
@@ -123,10 +173,27 @@ const metered = summarise(meteredRuns);
 const baseline = summarise(bareRuns);
 
 console.log(
-  `benchmark: ${dataset}?limit=${limit}, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, medians; SQLite (WAL)`,
+  `benchmark: ${dataset}?limit=${limit}, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, medians; ${backend === 'postgres' ? 'PostgreSQL + Redis' : 'SQLite (WAL), in-process limits'}`,
 );
 console.log(line('(a) metered read, wallet key', metered));
 console.log(line('(b) bare Fastify route, same data', baseline));
-console.log(`ratio a/b: ${(metered.rps / baseline.rps).toFixed(3)} (target >= 0.75)`);
+console.log(
+  `ratio a/b: ${(metered.rps / baseline.rps).toFixed(3)} (target >= ${backend === 'postgres' ? '0.5' : '0.75'})`,
+);
 if (metered.non2xx > 0) console.log('warning: the metered run had non-2xx responses');
+const mcpFigures = mcpRuns.map(summarise);
+for (const [i, mcp] of loads.entries()) {
+  const figures = mcpFigures[i] as Figures;
+  console.log(line(mcp.name, figures));
+  console.log(`ratio ${mcp.name.slice(1, 2)}/a: ${(figures.rps / metered.rps).toFixed(3)} (target >= 0.5)`);
+}
+// A refused tool call is a 2xx too: every 2xx MCP answer must have been a served read with its burn.
+const mcpOk = mcpFigures.reduce((sum, f) => sum + f.ok, 0);
+const burns = await countBurns(parseEnv(baseEnv), mcpKey.walletId);
+console.log(
+  burns === mcpOk
+    ? `MCP: ${mcpOk} calls answered 2xx, ${burns} burns in the ledger: every answer was a metered read`
+    : `warning: ${mcpOk} MCP calls answered 2xx but the ledger has ${burns} burns (tool refusals?)`,
+);
+await dropDatabase();
 rmSync(dir, { recursive: true, force: true });

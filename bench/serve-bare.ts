@@ -3,9 +3,13 @@
  * limits and no metering. Built here only, to measure what metering costs.
  */
 import Fastify from 'fastify';
+import { isPostgresUrl } from '../src/deps.ts';
+import type { Store } from '../src/store/port.ts';
+import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 
-const store = new SqliteStore(process.env.DATABASE_URL as string);
+const url = process.env.DATABASE_URL as string;
+const store: Store = isPostgresUrl(url) ? new PostgresStore(url) : new SqliteStore(url);
 const app = Fastify({ logger: false });
 app.get<{ Params: { domain: string; name: string }; Querystring: { limit?: string } }>(
   '/bare/:domain/:name',

@@ -64,10 +64,14 @@ const levels = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60,
 
 /** JSON lines in pino's shape on stdout, beside Fastify's request log. */
 export function processLog(level: Env['LOG_LEVEL']): ProcessLog {
-  const write = (at: number) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (at < levels[level]) return;
-    process.stdout.write(`${JSON.stringify({ level: at, time: Date.now(), pid: process.pid, ...fields, msg })}\n`);
-  };
+  const write =
+    (at: number) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      if (at < levels[level]) return;
+      process.stdout.write(
+        `${JSON.stringify({ level: at, time: Date.now(), pid: process.pid, ...fields, msg })}\n`,
+      );
+    };
   return { info: write(levels.info), warn: write(levels.warn) };
 }
 

@@ -12,9 +12,13 @@ async function main(): Promise<void> {
   const stopMonthlyCredits = scheduleMonthlyCredits(
     deps,
     (run) => {
-      if (run.credited.length > 0) deps.log.info('monthly credits', { month: run.month, credited: run.credited.length });
+      if (run.credited.length > 0)
+        deps.log.info('monthly credits', { month: run.month, credited: run.credited.length });
     },
-    (error) => deps.log.warn('monthly credit job failed; it runs again within the hour', { err: (error as Error).message }),
+    (error) =>
+      deps.log.warn('monthly credit job failed; it runs again within the hour', {
+        err: (error as Error).message,
+      }),
   );
   let closing = false;
   /**
@@ -35,8 +39,15 @@ async function main(): Promise<void> {
       process.exit(1);
     }, env.SHUTDOWN_GRACE_MS);
     grace.unref();
+    // Keep-alive connections whose request finishes after the close began would otherwise stay open
+    // until their idle timeout and hold the close up: drop each as soon as it is idle.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
     try {
       await app.close();
+      clearInterval(sweep);
+      // Slot releases start on each response's close event: let the last ones be sent before the
+      // limiter closes (it waits for calls already made).
+      await new Promise((resolve) => setImmediate(resolve));
       await closeDeps(deps);
     } catch (error) {
       deps.log.warn('error during shutdown', { err: (error as Error).message });

@@ -117,6 +117,14 @@ test('bodies: malformed JSON 400, oversized 413, wrong media type 415, unknown r
   assert.equal(health.status, 200, 'server still up');
 });
 
+test('HEAD of a metered read is not routed and burns nothing', async () => {
+  const before = await server.deps.store.auditLedger();
+  const res = await server.request('HEAD', `${read}?limit=1`, { headers: bearer(key) });
+  assert.equal(res.status, 404);
+  const after = await server.deps.store.auditLedger();
+  assert.equal(after.entries, before.entries);
+});
+
 test('a client request id is echoed when valid and replaced when not', async () => {
   const ok = await server.request('GET', '/healthz', { headers: { 'x-request-id': 'abc-123' } });
   assert.equal(ok.headers.get('x-request-id'), 'abc-123');

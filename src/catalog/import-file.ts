@@ -97,7 +97,8 @@ export function* csvRecords(text: string): Generator<{ line: number; cells: stri
       }
       i++;
     }
-    if (quoted) throw new ImportError('The CSV file is malformed.', [`line ${start}: a quoted cell is never closed`]);
+    if (quoted)
+      throw new ImportError('The CSV file is malformed.', [`line ${start}: a quoted cell is never closed`]);
     cells.push(cell);
     if (cells.length === 1 && cells[0]?.trim() === '') continue;
     yield { line: start, cells };
@@ -255,7 +256,9 @@ function resolveSources(
   ] as const) {
     for (const name of Object.keys(given ?? {})) {
       if (!fields.has(name))
-        problems.push(`${flag} ${name}=…: ${dataset.key} has no field "${name}" (fields: ${[...fields.keys()].join(', ')})`);
+        problems.push(
+          `${flag} ${name}=…: ${dataset.key} has no field "${name}" (fields: ${[...fields.keys()].join(', ')})`,
+        );
     }
   }
   const byNormalized = new Map<string, string>();
@@ -274,7 +277,10 @@ function resolveSources(
       else sources.set(field.name, { kind: 'set', value: converted.value });
     } else if (mapped !== undefined) {
       if (columnSet.has(mapped)) sources.set(field.name, { kind: 'column', column: mapped });
-      else problems.push(`--map ${field.name}=${mapped}: the file has no column "${mapped}" (columns: ${columns.join(', ')})`);
+      else
+        problems.push(
+          `--map ${field.name}=${mapped}: the file has no column "${mapped}" (columns: ${columns.join(', ')})`,
+        );
     } else {
       const column = byNormalized.get(field.name);
       sources.set(field.name, column === undefined ? { kind: 'none' } : { kind: 'column', column });
@@ -325,7 +331,9 @@ export function parseImport(dataset: DatasetDef, text: string, options: ImportOp
       const converted = convertCell(field, record.values.get(source.column), nullTokens);
       if ('error' in converted) {
         if (++problemCount <= MAX_PROBLEMS)
-          problems.push(`${record.where}: column "${source.column}" -> ${field.name} (${field.type}): ${converted.error}`);
+          problems.push(
+            `${record.where}: column "${source.column}" -> ${field.name} (${field.type}): ${converted.error}`,
+          );
         continue;
       }
       row[field.name] = converted.value;
@@ -338,7 +346,10 @@ export function parseImport(dataset: DatasetDef, text: string, options: ImportOp
   }
   if (problemCount > 0) {
     const more = problemCount > MAX_PROBLEMS ? ` (the first ${MAX_PROBLEMS} are listed)` : '';
-    throw new ImportError(`${problemCount} invalid value(s) in the file; nothing was imported${more}.`, problems);
+    throw new ImportError(
+      `${problemCount} invalid value(s) in the file; nothing was imported${more}.`,
+      problems,
+    );
   }
 
   const used = new Set<string>();

@@ -1,19 +1,14 @@
 /** Which limits apply to a caller (DECISIONS "Limits"): the one table both the hook and /me read. */
-import type { ServiceFile, Sku } from '../config.ts';
-import type { AccountRecord } from '../store/port.ts';
+import type { ServiceFile } from '../config.ts';
 import type { Caller } from './caller.ts';
 import { type MeterDeps, tierOf } from './metering.ts';
+import { packageOf } from './packages.ts';
 
 export interface CallerLimits {
   per_minute: number;
   per_day: number | null;
   concurrent: number;
   ip_fence: boolean;
-}
-
-export function packageOf(config: ServiceFile, account: AccountRecord | null): Sku | null {
-  if (!account?.packageId) return null;
-  return config.pricing.commercial_skus.find((s) => s.id === account.packageId) ?? null;
 }
 
 export function limitsFor(config: ServiceFile, deps: MeterDeps, caller: Caller, now: number): CallerLimits {

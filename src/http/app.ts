@@ -62,6 +62,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
             },
           },
     bodyLimit: BODY_LIMIT_BYTES,
+    // A HEAD of a metered GET would burn tokens and return no data: not routed.
+    exposeHeadRoutes: false,
     trustProxy,
     requestIdHeader: false,
     genReqId: (request) => {

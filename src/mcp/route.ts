@@ -101,7 +101,8 @@ async function messageOf(request: FastifyRequest, limitBytes: number): Promise<u
   if (request.body !== undefined) return request.body;
   const length = Number(request.headers['content-length']);
   const raw = request.raw;
-  if (!Number.isInteger(length) || length <= 0 || length > limitBytes || raw.readableDidRead) return undefined;
+  if (!Number.isInteger(length) || length <= 0 || length > limitBytes || raw.readableDidRead)
+    return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of raw) {
@@ -149,10 +150,20 @@ function protocolFault(error: FastifyError, limitBytes: number): ProtocolFault |
       };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return { status: 400, rpcCode: -32700, message: 'Parse error: the body is not valid JSON.', code: 'malformed_json' };
+      return {
+        status: 400,
+        rpcCode: -32700,
+        message: 'Parse error: the body is not valid JSON.',
+        code: 'malformed_json',
+      };
   }
   if (error instanceof SyntaxError) {
-    return { status: 400, rpcCode: -32700, message: 'Parse error: the body is not valid JSON.', code: 'malformed_json' };
+    return {
+      status: 400,
+      rpcCode: -32700,
+      message: 'Parse error: the body is not valid JSON.',
+      code: 'malformed_json',
+    };
   }
   return null;
 }
@@ -228,7 +239,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
           return reply
             .code(200)
             .type('application/json; charset=utf-8')
-            .send(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: refusalResult(refused, request.id) }));
+            .send(
+              JSON.stringify({ jsonrpc: '2.0', id: message.id, result: refusalResult(refused, request.id) }),
+            );
         }
       }
       return sendProblem(reply, refused);

@@ -80,7 +80,9 @@ function invalidArguments(tool: string, error: z.ZodError): AppError {
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys.map((k) => `"${k}"`).join(', ');
       const hint =
-        tool === 'read_dataset' ? ' Entity filters go inside "filters", e.g. {"filters": {"symbol": "AAPL"}}.' : '';
+        tool === 'read_dataset'
+          ? ' Entity filters go inside "filters", e.g. {"filters": {"symbol": "AAPL"}}.'
+          : '';
       return { path: path || issue.keys.join(','), message: `unknown argument(s) ${keys}.${hint}` };
     }
     return { path: path || '(arguments)', message: issue.message };
@@ -96,12 +98,13 @@ function invalidArguments(tool: string, error: z.ZodError): AppError {
 /** A refused call as the model sees it: the REST problem in structuredContent, a sentence in text. */
 export function refusalResult(error: AppError, requestId: string): CallToolResult {
   const problem = toProblem(error, requestId);
+  const detail = /[.!?]$/.test(problem.detail) ? problem.detail : `${problem.detail}.`;
   const retry = typeof problem.retry_after === 'number' ? ` Retry in ${problem.retry_after} s.` : '';
   return {
     content: [
       {
         type: 'text',
-        text: `Refused: ${problem.code} (${problem.status}). ${problem.detail}${retry} Nothing was charged.`,
+        text: `Refused: ${problem.code} (${problem.status}). ${detail}${retry} Nothing was charged.`,
       },
     ],
     structuredContent: { ...problem },
@@ -135,7 +138,10 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
         if (error instanceof AppError) return refusalResult(error, call.requestId);
         call.logError(error);
         return refusalResult(
-          new AppError('internal_error', 'Something went wrong on our side; the request id helps us find it.'),
+          new AppError(
+            'internal_error',
+            'Something went wrong on our side; the request id helps us find it.',
+          ),
           call.requestId,
         );
       }
@@ -191,8 +197,12 @@ const recipeName = z
 
 const quoteOut = z.object({
   list_cost: tokens.describe('Tokens per read before the loyalty discount.'),
-  token_cost: tokens.describe('What the call costs you: list cost less your tier discount (×1.35 from the Terminal).'),
-  tokens_burned: tokens.describe('What the call would burn from your wallet: 0 for public-test keys on P0 data.'),
+  token_cost: tokens.describe(
+    'What the call costs you: list cost less your tier discount (×1.35 from the Terminal).',
+  ),
+  tokens_burned: tokens.describe(
+    'What the call would burn from your wallet: 0 for public-test keys on P0 data.',
+  ),
   cost_eur: z.string().describe('tokens_burned × 0.1 EUR.'),
   entitled: z.boolean().describe('false: your key may not read it (402 not_entitled).'),
 });
@@ -286,14 +296,18 @@ export function createTools(deps: Deps): McpTool[] {
       });
       const page = found.slice(0, args.limit ?? 50);
       const lines = page.map((e) => `${e.key} | ${e.listCost} | ${e.p0 ? 'P0' : '-'} | ${e.dataset.title}`);
-      const more = found.length > page.length ? ` (${found.length - page.length} more: raise limit or narrow)` : '';
+      const more =
+        found.length > page.length ? ` (${found.length - page.length} more: raise limit or narrow)` : '';
       return {
         content: [
           text(
             `${page.length} of ${found.length} datasets${more}. key | list cost (tokens per read) | P0 | title\n${lines.join('\n')}`,
           ),
         ],
-        structuredContent: { data: page.map(presentEntry), meta: { count: page.length, total: found.length } },
+        structuredContent: {
+          data: page.map(presentEntry),
+          meta: { count: page.length, total: found.length },
+        },
       };
     },
   });
@@ -307,7 +321,10 @@ export function createTools(deps: Deps): McpTool[] {
     input: z.strictObject({ dataset: datasetKey }),
     output: datasetOut.extend({
       your_cost: quoteOut.describe('What one read_dataset call on this key costs you now.'),
-      example_call: z.object({ tool: z.literal('read_dataset'), arguments: z.record(z.string(), z.unknown()) }),
+      example_call: z.object({
+        tool: z.literal('read_dataset'),
+        arguments: z.record(z.string(), z.unknown()),
+      }),
     }),
     async run(args, call) {
       const entry = deps.reads.resolve(args.dataset);
@@ -433,7 +450,10 @@ export function createTools(deps: Deps): McpTool[] {
         .map(([k, v]) => `${k}: ${String(v)}`)
         .join(', ');
       return {
-        content: [text(`${header}\n${items.length > 0 ? csvTable(columns, items) : ''}`), text(costNote(figures))],
+        content: [
+          text(`${header}\n${items.length > 0 ? csvTable(columns, items) : ''}`),
+          text(costNote(figures)),
+        ],
         structuredContent: value,
         _meta: meteredMeta(figures),
       };
@@ -450,7 +470,9 @@ export function createTools(deps: Deps): McpTool[] {
     output: accountOut,
     async run(_args, call) {
       const me = await presentAccount(deps, call.caller);
-      const next = me.next_tier ? `; next tier ${me.next_tier.level} in ${me.next_tier.tokens_needed} tokens` : '';
+      const next = me.next_tier
+        ? `; next tier ${me.next_tier.level} in ${me.next_tier.tokens_needed} tokens`
+        : '';
       const perDay = me.limits.per_day === null ? 'no daily limit' : `${me.limits.per_day}/day`;
       return {
         content: [

@@ -197,7 +197,10 @@ export interface Store {
 
   insertKey(key: KeyRecord): Promise<void>;
   /** Sets (or clears, with null) a key's spending caps; false if there is no such key. */
-  setKeyCaps(id: string, caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null }): Promise<boolean>;
+  setKeyCaps(
+    id: string,
+    caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null },
+  ): Promise<boolean>;
   findKeyByDigest(digest: string): Promise<KeyContext | null>;
   getKey(id: string): Promise<KeyRecord | null>;
   listKeys(accountId: string): Promise<KeyRecord[]>;

@@ -134,7 +134,11 @@ export function runLimiterContract(
       );
       const wideOnly = await admitAt(T0 + 3, [wide]);
       assert.equal(wideOnly.allowed, true);
-      assert.equal(wideOnly.windows[0]?.remaining, 2, 'the refused request took nothing from the wide window');
+      assert.equal(
+        wideOnly.windows[0]?.remaining,
+        2,
+        'the refused request took nothing from the wide window',
+      );
     });
 
     test('admit refuses with the first full window, in the order given', async () => {

@@ -290,13 +290,14 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
             name: z.string().min(1).max(100).optional(),
             expires_at: z.iso.datetime().optional(),
           })
-          .default({}),
+          .nullish(),
         response: { 201: issuedKeyOut, ...problems(400, 401, 403, 404, 413, 415, 429) },
       },
     },
     async (request, reply) => {
-      const expiresAt = request.body.expires_at ? Date.parse(request.body.expires_at) : null;
-      const issued = await operator.createKey(request.params.id, request.body.name ?? null, expiresAt);
+      const body = request.body ?? {};
+      const expiresAt = body.expires_at ? Date.parse(body.expires_at) : null;
+      const issued = await operator.createKey(request.params.id, body.name ?? null, expiresAt);
       audit(request, 'create_key', { account: issued.record.accountId, key: issued.record.id });
       reply.code(201).header('cache-control', 'no-store');
       return { ...presentKey(issued.record, deps.now()), key: issued.secret };

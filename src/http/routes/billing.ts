@@ -17,7 +17,7 @@ export function registerBillingRoutes(app: TypedApp, deps: Deps): void {
           'Subscriptions are not live (subscriptions_live = false) and nothing is sold here. Billing is prepaid tokens; packages are assigned to accounts by an operator.',
         body: z
           .looseObject({ package: z.string().max(64).optional() })
-          .optional()
+          .nullish()
           .describe('Ignored: there is nothing to buy yet.'),
         response: { ...problems(400, 401, 413, 415, 429, 501) },
       },

@@ -91,8 +91,8 @@ export class RedisLimiter implements Limiter {
     const states: WindowState[] = windows.map((w, index) => ({
       code: w.code,
       limit: w.limit,
-      remaining: Number(out[4 + index * 2 + 1]),
-      resetMs: Number(out[4 + index * 2 + 2]),
+      remaining: Number(out[4 + index * 2]),
+      resetMs: Number(out[5 + index * 2]),
     }));
     if (Number(out[0]) === 1) return { allowed: true, windows: states, slotId: slot ? String(out[3]) : null };
     const refused = Number(out[1]);

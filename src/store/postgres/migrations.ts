@@ -105,4 +105,48 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       );
     `,
   },
+  {
+    version: 2,
+    name: 'group-commit debit function',
+    // A batch of debits (and zero-burn usage records) in one round trip and one transaction. Each debit
+    // is the same conditional UPDATE ... WHERE balance_micros >= amount as a lone one, applied in the
+    // order given (the adapter sorts by wallet, so concurrent batches lock rows in one order); a refused
+    // debit returns no row and writes nothing.
+    sql: `
+      CREATE FUNCTION tmd_debit_batch(
+        p_wallet text[], p_amount bigint[], p_month text[], p_at bigint[], p_request text[], p_key text[],
+        p_account text[], p_dataset text[], p_channel text[], p_list bigint[], p_cost bigint[], p_burned bigint[],
+        p_outcome text[], p_rows integer[]
+      ) RETURNS TABLE (o_index integer, o_balance bigint, o_month_micros bigint, o_entry bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        i integer;
+      BEGIN
+        FOR i IN 1 .. coalesce(array_length(p_wallet, 1), 0) LOOP
+          o_index := i;
+          o_balance := NULL;
+          o_month_micros := NULL;
+          o_entry := NULL;
+          IF p_amount[i] > 0 THEN
+            UPDATE wallets w
+               SET balance_micros = w.balance_micros - p_amount[i],
+                   burn_month_micros = CASE WHEN w.burn_month = p_month[i]
+                                            THEN w.burn_month_micros + p_amount[i] ELSE p_amount[i] END,
+                   burn_month = p_month[i]
+             WHERE w.id = p_wallet[i] AND w.balance_micros >= p_amount[i]
+            RETURNING w.balance_micros, w.burn_month_micros INTO o_balance, o_month_micros;
+            CONTINUE WHEN NOT FOUND;
+            INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id)
+            VALUES (p_wallet[i], 'burn', -p_amount[i], o_balance, p_at[i], p_request[i])
+            RETURNING id INTO o_entry;
+          END IF;
+          INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros,
+                                    cost_micros, burned_micros, outcome, rows, at)
+          VALUES (p_request[i], p_key[i], p_account[i], p_wallet[i], p_dataset[i], p_channel[i], p_list[i], p_cost[i],
+                  p_burned[i], p_outcome[i], p_rows[i], p_at[i]);
+          RETURN NEXT;
+        END LOOP;
+      END $$;
+    `,
+  },
 ];

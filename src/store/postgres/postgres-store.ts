@@ -1,5 +1,5 @@
 /**
- * PostgresStore: the shared store for several service nodes, on the `postgres` client. Money is bigint
+ * PostgresStore: the shared store for several service nodes, on node-postgres (`pg`). Money is bigint
  * in SQL and BigInt in JS. A debit is one conditional statement (`UPDATE … WHERE balance_micros >= cost
  * RETURNING …` with its ledger entry and usage event in the same statement), behind a CHECK constraint.
  * Debits that arrive together share one transaction (a group commit, in wallet order so batches from
@@ -7,7 +7,7 @@
  * every debit in it. Lost connections surface as `service_unavailable` (503): nothing is served
  * unmetered, and the client reconnects on the next query, so the service recovers without a restart.
  */
-import postgres from 'postgres';
+import pg from 'pg';
 import type { Row } from '../../catalog/types.ts';
 import type { KeyKind } from '../../domain/keys.ts';
 import { AppError } from '../../errors.ts';
@@ -38,9 +38,8 @@ import type {
 import { postgresMigrations } from './migrations.ts';
 
 type DbRow = Record<string, unknown>;
-type Sql = postgres.Sql<{ bigint: bigint }>;
-type Tx = postgres.TransactionSql<{ bigint: bigint }>;
 
+// pg returns bigint columns as decimal strings: parsed here, exactly, never through a float.
 const num = (v: unknown): number => Number(v);
 const big = (v: unknown): bigint => BigInt(v as bigint | number | string);
 const str = (v: unknown): string => String(v);
@@ -137,6 +136,7 @@ const accountColumns =
 /** SQLSTATE classes and client codes that mean "the database cannot be reached", not "the query is wrong". */
 const unavailableCodes = new Set([
   'ECONNREFUSED',
+  'ECONNABORTED',
   'ECONNRESET',
   'EPIPE',
   'ETIMEDOUT',
@@ -144,10 +144,6 @@ const unavailableCodes = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
-  'CONNECTION_CLOSED',
-  'CONNECTION_ENDED',
-  'CONNECTION_DESTROYED',
-  'CONNECT_TIMEOUT',
   '57014', // query_canceled: the statement timeout fired
   '57P01', // admin_shutdown: the server is stopping
   '57P02', // crash_shutdown
@@ -156,10 +152,14 @@ const unavailableCodes = new Set([
   '25006', // read_only_sql_transaction: a standby after a failover
 ]);
 
+/** pg reports a lost connection or a pool that cannot connect with these messages and no code. */
+const unavailableMessages =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|not queryable/i;
+
 export function isUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return false;
-  return unavailableCodes.has(code) || code.startsWith('08');
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (unavailableCodes.has(code) || code.startsWith('08'))) return true;
+  return typeof message === 'string' && unavailableMessages.test(message);
 }
 
 /** Connection-level failures become 503 service_unavailable; anything else is a fault (500). */
@@ -170,10 +170,20 @@ function translate(error: unknown): unknown {
   });
 }
 
+interface Statement {
+  text: string;
+  values: unknown[];
+}
+
 interface Pending {
   walletId: string;
-  run: (tx: Tx | Sql) => postgres.PendingQuery<postgres.Row[]>;
-  resolve: (rows: postgres.Row[]) => void;
+  /** What a lone item runs: the debit statement, or the usage insert. */
+  statement: Statement;
+  /** 0 for a zero-burn usage record. */
+  amountMicros: bigint;
+  month: string;
+  usage: UsageInput;
+  resolve: (rows: DbRow[]) => void;
   reject: (error: unknown) => void;
 }
 
@@ -186,11 +196,11 @@ export interface PostgresStoreOptions {
   maxConcurrentBatches?: number;
   /** A statement that takes longer fails (and the read with it) rather than holding a request. */
   statementTimeoutMs?: number;
-  connectTimeoutS?: number;
+  connectTimeoutMs?: number;
 }
 
 export class PostgresStore implements Store {
-  readonly #sql: Sql;
+  readonly #pool: pg.Pool;
   readonly #maxBatch: number;
   readonly #maxConcurrentBatches: number;
   #queue: Pending[] = [];
@@ -200,88 +210,131 @@ export class PostgresStore implements Store {
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.#maxBatch = options.maxBatch ?? 64;
     this.#maxConcurrentBatches = options.maxConcurrentBatches ?? 4;
-    this.#sql = postgres(url, {
+    this.#pool = new pg.Pool({
+      connectionString: url,
       max: options.max ?? 10,
-      types: { bigint: postgres.BigInt },
-      onnotice: () => {},
-      connect_timeout: options.connectTimeoutS ?? 5,
-      idle_timeout: 60,
-      connection: {
-        application_name: 'token-metered-data',
-        statement_timeout: options.statementTimeoutMs ?? 15_000,
-      },
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      idleTimeoutMillis: 60_000,
+      statement_timeout: options.statementTimeoutMs ?? 15_000,
+      application_name: 'token-metered-data',
     });
+    // An idle connection that dies (server restart) is dropped by the pool; the next query reconnects.
+    this.#pool.on('error', () => {});
   }
 
-  /** Runs a query, turning connection failures into 503s. */
-  async #q<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+  /** Runs one statement, turning connection failures into 503s. */
+  async #q(text: string, values: unknown[] = []): Promise<pg.QueryResult<DbRow>> {
     try {
-      return await work(this.#sql);
+      return await this.#pool.query<DbRow>(text, values);
     } catch (error) {
       throw translate(error);
     }
   }
 
-  async #tx<T>(work: (tx: Tx) => Promise<T>, options = ''): Promise<T> {
+  async #rows(text: string, values: unknown[] = []): Promise<DbRow[]> {
+    return (await this.#q(text, values)).rows;
+  }
+
+  async #one(text: string, values: unknown[] = []): Promise<DbRow | undefined> {
+    return (await this.#q(text, values)).rows[0];
+  }
+
+  /** A transaction on one pooled connection; a connection that failed is discarded, not reused. */
+  async #tx<T>(work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    let client: pg.PoolClient;
     try {
-      return (await this.#sql.begin(options, (tx) => work(tx))) as T;
+      client = await this.#pool.connect();
     } catch (error) {
       throw translate(error);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query(begin);
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (isUnavailable(error)) broken = error as Error;
+      else await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw translate(error);
+    } finally {
+      client.release(broken);
     }
   }
 
   async migrate(): Promise<void> {
     // The advisory lock makes concurrent starts take turns: the first applies, the others find it done.
     await this.#tx(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-      await tx.unsafe(
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await tx.query(
         'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)',
       );
-      const applied = new Set((await tx`SELECT version FROM schema_migrations`).map((r) => Number(r.version)));
+      const applied = new Set(
+        (await tx.query('SELECT version FROM schema_migrations')).rows.map((r) => Number(r.version)),
+      );
       for (const migration of postgresMigrations) {
         if (applied.has(migration.version)) continue;
-        await tx.unsafe(migration.sql);
-        await tx`INSERT INTO schema_migrations (version, name, applied_at)
-                 VALUES (${migration.version}, ${migration.name}, ${Date.now()})`;
+        await tx.query(migration.sql);
+        await tx.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+          migration.version,
+          migration.name,
+          Date.now(),
+        ]);
       }
     });
   }
 
   async close(): Promise<void> {
-    await this.#sql.end({ timeout: 5 });
+    await this.#pool.end();
   }
 
   async ping(): Promise<void> {
-    await this.#q((sql) => sql`SELECT 1`);
+    await this.#q('SELECT 1');
   }
 
   async createWallet(id: string, accountId: string | null, month: string): Promise<WalletRecord> {
-    await this.#q((sql) => sql`INSERT INTO wallets (id, account_id, burn_month) VALUES (${id}, ${accountId}, ${month})`);
+    await this.#q('INSERT INTO wallets (id, account_id, burn_month) VALUES ($1, $2, $3)', [
+      id,
+      accountId,
+      month,
+    ]);
     return { id, accountId, balanceMicros: 0n, burnMonth: month, burnMonthMicros: 0n };
   }
 
   async getWallet(id: string): Promise<WalletRecord | null> {
-    const [row] = await this.#q((sql) => sql`SELECT * FROM wallets WHERE id = ${id}`);
+    const row = await this.#one('SELECT * FROM wallets WHERE id = $1', [id]);
     return row ? walletFrom(row) : null;
   }
 
   async createAccount(input: NewAccount, month: string): Promise<AccountRecord> {
     await this.#tx(async (tx) => {
-      await tx`INSERT INTO wallets (id, account_id, burn_month) VALUES (${input.walletId}, ${input.id}, ${month})`;
-      await tx`INSERT INTO accounts (id, email, password_hash, wallet_id, created_at, public_test_started_at)
-               VALUES (${input.id}, ${input.email}, ${input.passwordHash}, ${input.walletId}, ${input.createdAt},
-                       ${input.publicTestStartedAt})`;
+      await tx.query('INSERT INTO wallets (id, account_id, burn_month) VALUES ($1, $2, $3)', [
+        input.walletId,
+        input.id,
+        month,
+      ]);
+      await tx.query(
+        'INSERT INTO accounts (id, email, password_hash, wallet_id, created_at, public_test_started_at) VALUES ($1, $2, $3, $4, $5, $6)',
+        [
+          input.id,
+          input.email,
+          input.passwordHash,
+          input.walletId,
+          input.createdAt,
+          input.publicTestStartedAt,
+        ],
+      );
     });
     return { ...input, plan: 'standard', packageId: null };
   }
 
   async getAccount(id: string): Promise<AccountRecord | null> {
-    const [row] = await this.#q((sql) => sql`SELECT * FROM accounts WHERE id = ${id}`);
+    const row = await this.#one('SELECT * FROM accounts WHERE id = $1', [id]);
     return row ? accountFrom(row) : null;
   }
 
   async findAccountByEmail(email: string): Promise<AccountRecord | null> {
-    const [row] = await this.#q((sql) => sql`SELECT * FROM accounts WHERE email = ${email}`);
+    const row = await this.#one('SELECT * FROM accounts WHERE email = $1', [email]);
     return row ? accountFrom(row) : null;
   }
 
@@ -295,18 +348,23 @@ export class PostgresStore implements Store {
       passwordHash: 'password_hash',
       publicTestStartedAt: 'public_test_started_at',
     };
-    const values: Record<string, unknown> = {};
+    // Column names come from the fixed map above, never from the caller.
+    const sets: string[] = [];
+    const values: unknown[] = [];
     for (const [field, value] of Object.entries(patch)) {
       const column = columns[field];
-      if (column && value !== undefined) values[column] = value;
+      if (!column || value === undefined) continue;
+      values.push(value);
+      sets.push(`${column} = $${values.length}`);
     }
-    if (Object.keys(values).length === 0) return;
-    await this.#q((sql) => sql`UPDATE accounts SET ${sql(values)} WHERE id = ${id}`);
+    if (sets.length === 0) return;
+    values.push(id);
+    await this.#q(`UPDATE accounts SET ${sets.join(', ')} WHERE id = $${values.length}`, values);
   }
 
   async listAccountsWithPackage(): Promise<AccountRecord[]> {
-    const rows = await this.#q(
-      (sql) => sql`SELECT * FROM accounts WHERE package_id IS NOT NULL ORDER BY created_at, id`,
+    const rows = await this.#rows(
+      'SELECT * FROM accounts WHERE package_id IS NOT NULL ORDER BY created_at, id',
     );
     return rows.map((r) => accountFrom(r));
   }
@@ -316,32 +374,43 @@ export class PostgresStore implements Store {
     caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null },
   ): Promise<boolean> {
     const result = await this.#q(
-      (sql) => sql`UPDATE api_keys SET daily_cap_micros = ${caps.dailyCapMicros},
-                                       monthly_cap_micros = ${caps.monthlyCapMicros}
-                    WHERE id = ${id}`,
+      'UPDATE api_keys SET daily_cap_micros = $1, monthly_cap_micros = $2 WHERE id = $3',
+      [caps.dailyCapMicros, caps.monthlyCapMicros, id],
     );
-    return result.count === 1;
+    return result.rowCount === 1;
   }
 
-  #insertKey(sql: Sql | Tx, key: KeyRecord) {
-    return sql`INSERT INTO api_keys (id, kind, digest, display_prefix, name, account_id, wallet_id, created_at,
-                                     expires_at, revoked_at, daily_cap_micros, monthly_cap_micros)
-               VALUES (${key.id}, ${key.kind}, ${key.digest}, ${key.displayPrefix}, ${key.name}, ${key.accountId},
-                       ${key.walletId}, ${key.createdAt}, ${key.expiresAt}, ${key.revokedAt}, ${key.dailyCapMicros},
-                       ${key.monthlyCapMicros})`;
+  static readonly #insertKeySql =
+    'INSERT INTO api_keys (id, kind, digest, display_prefix, name, account_id, wallet_id, created_at, expires_at, revoked_at, daily_cap_micros, monthly_cap_micros) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)';
+
+  #keyValues(key: KeyRecord): unknown[] {
+    return [
+      key.id,
+      key.kind,
+      key.digest,
+      key.displayPrefix,
+      key.name,
+      key.accountId,
+      key.walletId,
+      key.createdAt,
+      key.expiresAt,
+      key.revokedAt,
+      key.dailyCapMicros,
+      key.monthlyCapMicros,
+    ];
   }
 
   async insertKey(key: KeyRecord): Promise<void> {
-    await this.#q((sql) => this.#insertKey(sql, key));
+    await this.#q(PostgresStore.#insertKeySql, this.#keyValues(key));
   }
 
   async findKeyByDigest(digest: string): Promise<KeyContext | null> {
-    const [row] = await this.#q(
-      (sql) => sql`SELECT ${sql.unsafe(keyColumns)}, ${sql.unsafe(walletColumns)}, ${sql.unsafe(accountColumns)}
-                     FROM api_keys k
-                     JOIN wallets w ON w.id = k.wallet_id
-                     LEFT JOIN accounts a ON a.id = k.account_id
-                    WHERE k.digest = ${digest}`,
+    const row = await this.#one(
+      `SELECT ${keyColumns}, ${walletColumns}, ${accountColumns} FROM api_keys k
+         JOIN wallets w ON w.id = k.wallet_id
+         LEFT JOIN accounts a ON a.id = k.account_id
+       WHERE k.digest = $1`,
+      [digest],
     );
     if (!row) return null;
     return {
@@ -352,42 +421,44 @@ export class PostgresStore implements Store {
   }
 
   async getKey(id: string): Promise<KeyRecord | null> {
-    const [row] = await this.#q((sql) => sql`SELECT * FROM api_keys WHERE id = ${id}`);
+    const row = await this.#one('SELECT * FROM api_keys WHERE id = $1', [id]);
     return row ? keyFrom(row) : null;
   }
 
   async listKeys(accountId: string): Promise<KeyRecord[]> {
-    const rows = await this.#q(
-      (sql) => sql`SELECT * FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, id`,
-    );
+    const rows = await this.#rows('SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id', [
+      accountId,
+    ]);
     return rows.map((r) => keyFrom(r));
   }
 
   async revokeKey(id: string, at: number): Promise<boolean> {
-    const result = await this.#q(
-      (sql) => sql`UPDATE api_keys SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`,
-    );
-    return result.count === 1;
+    const result = await this.#q('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
+      at,
+      id,
+    ]);
+    return result.rowCount === 1;
   }
 
   async replaceKeys(accountId: string, kind: KeyKind, key: KeyRecord, at: number): Promise<void> {
     await this.#tx(async (tx) => {
-      await tx`UPDATE api_keys SET revoked_at = ${at}
-                WHERE account_id = ${accountId} AND kind = ${kind} AND revoked_at IS NULL`;
-      await this.#insertKey(tx, key);
+      await tx.query(
+        'UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND kind = $3 AND revoked_at IS NULL',
+        [at, accountId, kind],
+      );
+      await tx.query(PostgresStore.#insertKeySql, this.#keyValues(key));
     });
   }
 
   async createSession(session: SessionRecord): Promise<void> {
     await this.#q(
-      (sql) => sql`INSERT INTO sessions (id, account_id, created_at, expires_at, revoked_at)
-                   VALUES (${session.id}, ${session.accountId}, ${session.createdAt}, ${session.expiresAt},
-                           ${session.revokedAt})`,
+      'INSERT INTO sessions (id, account_id, created_at, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5)',
+      [session.id, session.accountId, session.createdAt, session.expiresAt, session.revokedAt],
     );
   }
 
   async getSession(id: string): Promise<SessionRecord | null> {
-    const [row] = await this.#q((sql) => sql`SELECT * FROM sessions WHERE id = ${id}`);
+    const row = await this.#one('SELECT * FROM sessions WHERE id = $1', [id]);
     if (!row) return null;
     return {
       id: str(row.id),
@@ -399,9 +470,7 @@ export class PostgresStore implements Store {
   }
 
   async revokeSession(id: string, at: number): Promise<void> {
-    await this.#q(
-      (sql) => sql`UPDATE sessions SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`,
-    );
+    await this.#q('UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
   }
 
   async credit(input: CreditInput): Promise<CreditResult> {
@@ -409,69 +478,110 @@ export class PostgresStore implements Store {
     return this.#tx(async (tx) => {
       // Lock the wallet first: a concurrent credit with the same idempotency key then waits here, and
       // the next statement (a fresh snapshot under READ COMMITTED) sees the entry the other committed.
-      const [wallet] = await tx`SELECT id FROM wallets WHERE id = ${input.walletId} FOR UPDATE`;
-      if (!wallet) throw new Error(`wallet ${input.walletId} does not exist`);
+      const wallet = await tx.query('SELECT id FROM wallets WHERE id = $1 FOR UPDATE', [input.walletId]);
+      if (wallet.rowCount === 0) throw new Error(`wallet ${input.walletId} does not exist`);
       if (input.idempotencyKey) {
-        const [existing] = await tx`SELECT * FROM ledger_entries
-                                     WHERE wallet_id = ${input.walletId} AND idempotency_key = ${input.idempotencyKey}`;
-        if (existing) return { entry: entryFrom(existing), duplicate: true };
+        const existing = await tx.query(
+          'SELECT * FROM ledger_entries WHERE wallet_id = $1 AND idempotency_key = $2',
+          [input.walletId, input.idempotencyKey],
+        );
+        if (existing.rows[0]) return { entry: entryFrom(existing.rows[0]), duplicate: true };
       }
-      const [entry] = await tx`
-        WITH w AS (
-          UPDATE wallets SET balance_micros = balance_micros + ${input.amountMicros}
-           WHERE id = ${input.walletId} RETURNING balance_micros
-        )
-        INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id,
-                                    idempotency_key, memo)
-        SELECT ${input.walletId}, ${input.kind}, ${input.amountMicros}, w.balance_micros, ${input.at},
-               ${input.requestId ?? null}, ${input.idempotencyKey ?? null}, ${input.memo ?? null}
-          FROM w
-        RETURNING *`;
-      return { entry: entryFrom(entry as DbRow), duplicate: false };
+      const entry = await tx.query(
+        `WITH w AS (
+           UPDATE wallets SET balance_micros = balance_micros + $2 WHERE id = $1 RETURNING balance_micros
+         )
+         INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id,
+                                     idempotency_key, memo)
+         SELECT $1, $3, $2, w.balance_micros, $4, $5, $6, $7 FROM w
+         RETURNING *`,
+        [
+          input.walletId,
+          input.amountMicros,
+          input.kind,
+          input.at,
+          input.requestId ?? null,
+          input.idempotencyKey ?? null,
+          input.memo ?? null,
+        ],
+      );
+      return { entry: entryFrom(entry.rows[0] as DbRow), duplicate: false };
     });
   }
 
-  #usageQuery(sql: Tx | Sql, u: UsageInput) {
-    return sql`INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros,
-                                         cost_micros, burned_micros, outcome, rows, at)
-               VALUES (${u.requestId}, ${u.keyId}, ${u.accountId}, ${u.walletId}, ${u.dataset}, ${u.channel},
-                       ${u.listCostMicros}, ${u.costMicros}, ${u.burnedMicros}, ${u.outcome}, ${u.rows}, ${u.at})`;
+  #usageStatement(u: UsageInput): Statement {
+    return {
+      text: `INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros,
+                                       cost_micros, burned_micros, outcome, rows, at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      values: [
+        u.requestId,
+        u.keyId,
+        u.accountId,
+        u.walletId,
+        u.dataset,
+        u.channel,
+        u.listCostMicros,
+        u.costMicros,
+        u.burnedMicros,
+        u.outcome,
+        u.rows,
+        u.at,
+      ],
+    };
   }
 
   /** The debit: one conditional statement that moves the balance and writes its entry and usage event. */
-  #debitQuery(sql: Tx | Sql, input: DebitInput) {
+  #debitStatement(input: DebitInput): Statement {
     const u = input.usage;
-    return sql`
-      WITH w AS (
-        UPDATE wallets
-           SET balance_micros = balance_micros - ${input.amountMicros},
-               burn_month_micros = CASE WHEN burn_month = ${input.month}
-                                        THEN burn_month_micros + ${input.amountMicros}
-                                        ELSE ${input.amountMicros} END,
-               burn_month = ${input.month}
-         WHERE id = ${input.walletId} AND balance_micros >= ${input.amountMicros}
-        RETURNING balance_micros, burn_month_micros
-      ), e AS (
-        INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id)
-        SELECT ${input.walletId}, 'burn', ${-input.amountMicros}, w.balance_micros, ${u.at}, ${u.requestId} FROM w
-        RETURNING id
-      ), u AS (
-        INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros,
-                                  cost_micros, burned_micros, outcome, rows, at)
-        SELECT ${u.requestId}, ${u.keyId}, ${u.accountId}, ${u.walletId}, ${u.dataset}, ${u.channel},
-               ${u.listCostMicros}, ${u.costMicros}, ${u.burnedMicros}, ${u.outcome}, ${u.rows}, ${u.at} FROM w
-      )
-      SELECT w.balance_micros, w.burn_month_micros, e.id AS entry_id FROM w, e`;
+    return {
+      text: `WITH w AS (
+               UPDATE wallets
+                  SET balance_micros = balance_micros - $1,
+                      burn_month_micros = CASE WHEN burn_month = $2 THEN burn_month_micros + $1 ELSE $1 END,
+                      burn_month = $2
+                WHERE id = $3 AND balance_micros >= $1
+               RETURNING balance_micros, burn_month_micros
+             ), e AS (
+               INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id)
+               SELECT $3, 'burn', -$1::bigint, w.balance_micros, $4, $5 FROM w
+               RETURNING id
+             ), u AS (
+               INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros,
+                                         cost_micros, burned_micros, outcome, rows, at)
+               SELECT $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $4 FROM w
+             )
+             SELECT w.balance_micros, w.burn_month_micros, e.id AS entry_id FROM w, e`,
+      values: [
+        input.amountMicros,
+        input.month,
+        input.walletId,
+        u.at,
+        u.requestId,
+        u.keyId,
+        u.accountId,
+        u.walletId,
+        u.dataset,
+        u.channel,
+        u.listCostMicros,
+        u.costMicros,
+        u.burnedMicros,
+        u.outcome,
+        u.rows,
+      ],
+    };
   }
 
   /**
-   * Group commit. A lone debit runs as one autocommit statement (one round trip); when more arrive
-   * while batches are in flight, they wait and go together in one transaction, pipelined, ordered by
-   * wallet so that concurrent batches (from this node or others) take row locks in the same order.
+   * Group commit. A lone debit runs as one autocommit statement (one round trip). Debits that arrive
+   * while batches are in flight wait and go together: one call of tmd_debit_batch (migration 2), which
+   * applies each debit with the same conditional UPDATE in one transaction, in wallet order so that
+   * concurrent batches (from this node or others) take row locks in the same order. One round trip and
+   * one commit for the lot; nothing resolves before that commit, and a failure fails every item.
    */
-  #enqueue(walletId: string, run: Pending['run']): Promise<postgres.Row[]> {
+  #enqueue(item: Omit<Pending, 'resolve' | 'reject'>): Promise<DbRow[]> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ walletId, run, resolve, reject });
+      this.#queue.push({ ...item, resolve, reject });
       this.#schedule();
     });
   }
@@ -489,27 +599,57 @@ export class PostgresStore implements Store {
     });
   }
 
+  async #runBatch(batch: Pending[]): Promise<DbRow[][]> {
+    if (batch.length === 1) {
+      const only = batch[0] as Pending;
+      return [(await this.#pool.query<DbRow>(only.statement.text, only.statement.values)).rows];
+    }
+    const ordered = [...batch].sort((a, b) =>
+      a.walletId < b.walletId ? -1 : a.walletId > b.walletId ? 1 : 0,
+    );
+    const column = <T>(pick: (item: Pending) => T) => ordered.map(pick);
+    const { rows } = await this.#pool.query<DbRow>(
+      'SELECT * FROM tmd_debit_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)',
+      [
+        column((i) => i.walletId),
+        column((i) => i.amountMicros),
+        column((i) => i.month),
+        column((i) => i.usage.at),
+        column((i) => i.usage.requestId),
+        column((i) => i.usage.keyId),
+        column((i) => i.usage.accountId),
+        column((i) => i.usage.dataset),
+        column((i) => i.usage.channel),
+        column((i) => i.usage.listCostMicros),
+        column((i) => i.usage.costMicros),
+        column((i) => i.usage.burnedMicros),
+        column((i) => i.usage.outcome),
+        column((i) => i.usage.rows),
+      ],
+    );
+    const byItem = new Map<Pending, DbRow[]>(ordered.map((item) => [item, []]));
+    for (const row of rows) {
+      const item = ordered[Number(row.o_index) - 1] as Pending;
+      byItem.set(item, [
+        { balance_micros: row.o_balance, burn_month_micros: row.o_month_micros, entry_id: row.o_entry },
+      ]);
+    }
+    return batch.map((item) => byItem.get(item) as DbRow[]);
+  }
+
   async #flush(batch: Pending[]): Promise<void> {
     this.#batchesInFlight++;
     try {
-      let results: postgres.Row[][];
+      let results: DbRow[][];
       try {
-        if (batch.length === 1) {
-          const only = batch[0] as Pending;
-          results = [await only.run(this.#sql)];
-        } else {
-          const ordered = [...batch].sort((a, b) => (a.walletId < b.walletId ? -1 : a.walletId > b.walletId ? 1 : 0));
-          const rows = (await this.#sql.begin((tx) => ordered.map((item) => item.run(tx)))) as postgres.Row[][];
-          const byItem = new Map(ordered.map((item, index) => [item, rows[index] as postgres.Row[]]));
-          results = batch.map((item) => byItem.get(item) as postgres.Row[]);
-        }
+        results = await this.#runBatch(batch);
       } catch (error) {
         const translated = translate(error);
         for (const item of batch) item.reject(translated);
         return;
       }
       batch.forEach((item, index) => {
-        item.resolve(results[index] as postgres.Row[]);
+        item.resolve(results[index] as DbRow[]);
       });
     } finally {
       this.#batchesInFlight--;
@@ -521,14 +661,25 @@ export class PostgresStore implements Store {
     if (input.amountMicros <= 0n) throw new RangeError('a debit must be positive');
     const keyId = input.usage.keyId;
     const caps = keyId === null ? [] : (input.spendCaps ?? []);
-    const [row] =
-      caps.length > 0
-        ? await this.#cappedDebit(input, keyId as string, caps)
-        : await this.#enqueue(input.walletId, (sql) => this.#debitQuery(sql, input));
-    if (row && 'cap' in row) {
-      const wallet = await this.getWallet(input.walletId);
-      return { ok: false, balanceMicros: wallet?.balanceMicros ?? 0n, cap: row.cap as SpendCap & { spentMicros: bigint } };
+    if (caps.length > 0) {
+      const refusal = await this.#cappedDebit(input, keyId as string, caps);
+      if (refusal.cap) {
+        const wallet = await this.getWallet(input.walletId);
+        return { ok: false, balanceMicros: wallet?.balanceMicros ?? 0n, cap: refusal.cap };
+      }
+      return this.#debitResult(input, refusal.row);
     }
+    const [row] = await this.#enqueue({
+      walletId: input.walletId,
+      statement: this.#debitStatement(input),
+      amountMicros: input.amountMicros,
+      month: input.month,
+      usage: input.usage,
+    });
+    return this.#debitResult(input, row);
+  }
+
+  async #debitResult(input: DebitInput, row: DbRow | undefined): Promise<DebitResult> {
     if (row) {
       return {
         ok: true,
@@ -547,55 +698,71 @@ export class PostgresStore implements Store {
    * burn committed before, and nothing can commit in between. Caps are rare (Partner keys): these run
    * in their own transaction rather than in the group commit.
    */
-  async #cappedDebit(input: DebitInput, keyId: string, caps: readonly SpendCap[]): Promise<DbRow[]> {
+  async #cappedDebit(
+    input: DebitInput,
+    keyId: string,
+    caps: readonly SpendCap[],
+  ): Promise<{ row?: DbRow; cap?: SpendCap & { spentMicros: bigint } }> {
     return this.#tx(async (tx) => {
-      await tx`SELECT 1 FROM wallets WHERE id = ${input.walletId} FOR UPDATE`;
+      await tx.query('SELECT 1 FROM wallets WHERE id = $1 FOR UPDATE', [input.walletId]);
       for (const cap of caps) {
-        const [spent] = await tx`SELECT COALESCE(sum(burned_micros), 0)::text AS spent FROM usage_events
-                                  WHERE key_id = ${keyId} AND at >= ${cap.sinceMs}`;
-        const spentMicros = big(spent?.spent ?? 0);
-        if (spentMicros + input.amountMicros > cap.capMicros) return [{ cap: { ...cap, spentMicros } }];
+        const spent = await tx.query(
+          'SELECT COALESCE(sum(burned_micros), 0)::text AS spent FROM usage_events WHERE key_id = $1 AND at >= $2',
+          [keyId, cap.sinceMs],
+        );
+        const spentMicros = big(spent.rows[0]?.spent ?? 0);
+        if (spentMicros + input.amountMicros > cap.capMicros) return { cap: { ...cap, spentMicros } };
       }
-      return [...(await this.#debitQuery(tx, input))];
+      const statement = this.#debitStatement(input);
+      return { row: (await tx.query<DbRow>(statement.text, statement.values)).rows[0] };
     });
   }
 
   async recordUsage(usage: UsageInput): Promise<void> {
-    await this.#enqueue(usage.walletId, (sql) => this.#usageQuery(sql, usage));
+    await this.#enqueue({
+      walletId: usage.walletId,
+      statement: this.#usageStatement(usage),
+      amountMicros: 0n,
+      month: '',
+      usage,
+    });
   }
 
   async listEntries(walletId: string): Promise<LedgerEntry[]> {
-    const rows = await this.#q((sql) => sql`SELECT * FROM ledger_entries WHERE wallet_id = ${walletId} ORDER BY id`);
-    return rows.map(entryFrom);
+    return (
+      await this.#rows('SELECT * FROM ledger_entries WHERE wallet_id = $1 ORDER BY id', [walletId])
+    ).map(entryFrom);
   }
 
   async auditLedger(): Promise<LedgerAudit> {
-    // One snapshot for all three figures, so a debit committing meanwhile cannot show as a mismatch.
+    // One snapshot for all figures, so a debit committing meanwhile cannot show as a mismatch.
     return this.#tx(async (tx) => {
-      const [counts] = await tx`SELECT (SELECT count(*) FROM wallets) AS wallets,
-                                       (SELECT count(*) FROM ledger_entries) AS entries`;
-      const mismatches = await tx`
-        SELECT w.id, w.balance_micros, COALESCE(e.total, 0) AS total
-          FROM wallets w
-          LEFT JOIN (SELECT wallet_id, sum(amount_micros) AS total FROM ledger_entries GROUP BY wallet_id) e
-            ON e.wallet_id = w.id
-         WHERE w.balance_micros <> COALESCE(e.total, 0) OR w.balance_micros < 0`;
+      const counts = await tx.query(
+        'SELECT (SELECT count(*) FROM wallets) AS wallets, (SELECT count(*) FROM ledger_entries) AS entries',
+      );
+      const mismatches = await tx.query(
+        `SELECT w.id, w.balance_micros, COALESCE(e.total, 0)::text AS total
+           FROM wallets w
+           LEFT JOIN (SELECT wallet_id, sum(amount_micros) AS total FROM ledger_entries GROUP BY wallet_id) e
+             ON e.wallet_id = w.id
+          WHERE w.balance_micros <> COALESCE(e.total, 0) OR w.balance_micros < 0`,
+      );
       return {
-        wallets: num(counts?.wallets),
-        entries: num(counts?.entries),
-        mismatches: mismatches.map((r) => ({
+        wallets: num(counts.rows[0]?.wallets),
+        entries: num(counts.rows[0]?.entries),
+        mismatches: mismatches.rows.map((r) => ({
           walletId: str(r.id),
           balanceMicros: big(r.balance_micros),
-          // sum(bigint) is numeric in PostgreSQL, returned as a decimal string: exact.
           entriesMicros: big(r.total),
         })),
       };
-    }, 'isolation level repeatable read read only');
+    }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
   async sumEntries(walletId: string): Promise<bigint> {
-    const [row] = await this.#q(
-      (sql) => sql`SELECT COALESCE(sum(amount_micros), 0)::text AS total FROM ledger_entries WHERE wallet_id = ${walletId}`,
+    const row = await this.#one(
+      'SELECT COALESCE(sum(amount_micros), 0)::text AS total FROM ledger_entries WHERE wallet_id = $1',
+      [walletId],
     );
     return big(row?.total ?? 0);
   }
@@ -605,67 +772,82 @@ export class PostgresStore implements Store {
     beforeId: string | null,
     limit: number,
   ): Promise<UsageEvent[]> {
-    const before = beforeId === null ? 9_223_372_036_854_775_807n : BigInt(beforeId);
-    const rows = await this.#q((sql) =>
-      'accountId' in scope
-        ? sql`SELECT * FROM usage_events WHERE account_id = ${scope.accountId} AND id < ${before}
-               ORDER BY id DESC LIMIT ${limit}`
-        : sql`SELECT * FROM usage_events WHERE key_id = ${scope.keyId} AND id < ${before}
-               ORDER BY id DESC LIMIT ${limit}`,
+    const column = 'accountId' in scope ? 'account_id' : 'key_id';
+    const value = 'accountId' in scope ? scope.accountId : scope.keyId;
+    const before = beforeId === null ? '9223372036854775807' : BigInt(beforeId).toString();
+    const rows = await this.#rows(
+      `SELECT * FROM usage_events WHERE ${column} = $1 AND id < $2 ORDER BY id DESC LIMIT $3`,
+      [value, before, limit],
     );
     return rows.map(usageFrom);
   }
 
-  async loadRows(dataset: string, timeField: string, rows: readonly Row[], source: RowSource): Promise<boolean> {
+  async loadRows(
+    dataset: string,
+    timeField: string,
+    rows: readonly Row[],
+    source: RowSource,
+  ): Promise<boolean> {
     return this.#tx(async (tx) => {
       // One loader per dataset at a time across every node; the others then see it loaded.
-      await tx`SELECT pg_advisory_xact_lock(hashtext(${`dataset:${dataset}`}))`;
-      const [present] = await tx`SELECT 1 FROM dataset_sources WHERE dataset = ${dataset}`;
-      if (present && source === 'sample') return false;
-      await tx`DELETE FROM dataset_rows WHERE dataset = ${dataset}`;
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
+      const present = await tx.query('SELECT 1 FROM dataset_sources WHERE dataset = $1', [dataset]);
+      if (present.rowCount && source === 'sample') return false;
+      await tx.query('DELETE FROM dataset_rows WHERE dataset = $1', [dataset]);
       const chunk = 5000;
       for (let start = 0; start < rows.length; start += chunk) {
         const slice = rows.slice(start, start + chunk);
-        const ids = slice.map((_, index) => start + index + 1);
-        const times = slice.map((row) => String(row[timeField] ?? ''));
-        const docs = slice.map((row) => JSON.stringify(row));
-        await tx`INSERT INTO dataset_rows (dataset, id, t, data)
-                 SELECT ${dataset}, x.id, x.t, x.d::json
-                   FROM unnest(${ids}::int[], ${times}::text[], ${docs}::text[]) AS x(id, t, d)`;
+        await tx.query(
+          `INSERT INTO dataset_rows (dataset, id, t, data)
+           SELECT $1, x.id, x.t, x.d::json FROM unnest($2::int[], $3::text[], $4::text[]) AS x(id, t, d)`,
+          [
+            dataset,
+            slice.map((_, index) => start + index + 1),
+            slice.map((row) => String(row[timeField] ?? '')),
+            slice.map((row) => JSON.stringify(row)),
+          ],
+        );
       }
-      await tx`INSERT INTO dataset_sources (dataset, source, row_count, loaded_at)
-               VALUES (${dataset}, ${source}, ${rows.length}, ${Date.now()})
-               ON CONFLICT (dataset) DO UPDATE
-                 SET source = excluded.source, row_count = excluded.row_count, loaded_at = excluded.loaded_at`;
+      await tx.query(
+        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (dataset) DO UPDATE
+           SET source = excluded.source, row_count = excluded.row_count, loaded_at = excluded.loaded_at`,
+        [dataset, source, rows.length, Date.now()],
+      );
       return true;
     });
   }
 
-  async datasetSource(dataset: string): Promise<{ source: RowSource; rows: number; loadedAt: number } | null> {
-    const [row] = await this.#q((sql) => sql`SELECT * FROM dataset_sources WHERE dataset = ${dataset}`);
+  async datasetSource(
+    dataset: string,
+  ): Promise<{ source: RowSource; rows: number; loadedAt: number } | null> {
+    const row = await this.#one('SELECT * FROM dataset_sources WHERE dataset = $1', [dataset]);
     return row
       ? { source: str(row.source) as RowSource, rows: num(row.row_count), loadedAt: num(row.loaded_at) }
       : null;
   }
 
   async queryRows(q: RowQuery): Promise<StoredRow[]> {
-    const sql = this.#sql;
-    const conditions: postgres.PendingQuery<postgres.Row[]>[] = [sql`dataset = ${q.dataset}`];
-    if (q.from !== undefined) conditions.push(sql`t >= ${q.from}`);
-    if (q.toExclusive !== undefined) conditions.push(sql`t < ${q.toExclusive}`);
-    for (const [field, values] of Object.entries(q.filters)) {
+    const values: unknown[] = [q.dataset];
+    const where = ['dataset = $1'];
+    const bind = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    if (q.from !== undefined) where.push(`t >= ${bind(q.from)}`);
+    if (q.toExclusive !== undefined) where.push(`t < ${bind(q.toExclusive)}`);
+    for (const [field, accepted] of Object.entries(q.filters)) {
       // The field name is a bound parameter of ->>, never spliced into SQL. Numbers and booleans
-      // compare by their JSON text, as in SQLite (entity fields are strings in every shipped dataset).
-      conditions.push(sql`data ->> ${field} = ANY(${values}::text[])`);
+      // compare by their JSON text (entity fields are strings in every shipped dataset).
+      where.push(`data ->> ${bind(field)} = ANY(${bind(accepted)}::text[])`);
     }
-    if (q.after) {
-      conditions.push(
-        q.descending ? sql`(t, id) < (${q.after.t}, ${q.after.id})` : sql`(t, id) > (${q.after.t}, ${q.after.id})`,
-      );
-    }
-    const where = conditions.reduce((all, condition) => sql`${all} AND ${condition}`);
-    const order = q.descending ? sql`ORDER BY t DESC, id DESC` : sql`ORDER BY t ASC, id ASC`;
-    const rows = await this.#q(() => sql`SELECT id, t, data::text AS json FROM dataset_rows WHERE ${where} ${order} LIMIT ${q.limit}`);
+    if (q.after) where.push(`(t, id) ${q.descending ? '<' : '>'} (${bind(q.after.t)}, ${bind(q.after.id)})`);
+    const direction = q.descending ? 'DESC' : 'ASC';
+    const rows = await this.#rows(
+      `SELECT id, t, data::text AS json FROM dataset_rows WHERE ${where.join(' AND ')}
+        ORDER BY t ${direction}, id ${direction} LIMIT ${bind(q.limit)}`,
+      values,
+    );
     return rows.map((r) => ({ id: num(r.id), t: str(r.t), json: str(r.json) }));
   }
 }

@@ -1,0 +1,344 @@
+/**
+ * `tmd`: the operator's command line. It builds the same deps as the server and calls the same domain
+ * functions as the admin API (no HTTP), printing the same JSON shapes. Exit codes: 0 done, 1 refused or
+ * failed, 2 usage error.
+ */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  ImportError,
+  type ImportFormat,
+  importFormats,
+  parseImport,
+  parseMapFile,
+} from '../catalog/import-file.ts';
+import { ConfigError, parseEnv } from '../config.ts';
+import { buildDeps, closeDeps, type Deps } from '../deps.ts';
+import { formatMicros } from '../domain/money.ts';
+import {
+  capAmount,
+  creditKinds,
+  newAccountInput,
+  Operator,
+  type OperatorCreditKind,
+  tokenAmount,
+} from '../domain/operator.ts';
+import { AppError } from '../errors.ts';
+import { presentAccountView, presentEntry, presentKey } from '../http/present.ts';
+
+export interface CliIo {
+  /** The environment to configure from; process.env (read by config.ts) when absent. */
+  env?: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** All of standard input, for --password-stdin. */
+  readStdin?: () => Promise<string>;
+  now?: () => number;
+}
+
+export const usage = `tmd: operator commands for the token-metered data service
+
+Usage:
+  tmd account create <email> [--password-stdin]
+  tmd account show <account>
+  tmd package assign <account> <package>        starter | pro | workbench | partner; credits this month at once
+  tmd package clear <account>
+  tmd early-bird set <account>                  only accounts created before early_bird.cohort_cutoff
+  tmd early-bird clear <account>
+  tmd credit <account> <tokens> --idempotency-key <key> [--kind topup|grant|refund|adjustment] [--memo <text>]
+  tmd key create <account> [--name <name>] [--expires-at <ISO time>]
+  tmd key caps <key-id> [--daily <tokens>|none] [--monthly <tokens>|none]
+  tmd monthly-credit                            credit every package's monthly_credits for this month (idempotent)
+  tmd import <domain/name> <file> [--format csv|ndjson|json] [--map <field>=<column>]... [--map <file.json>]
+             [--set <field>=<value>]... [--null <token>]... [--merge] [--dry-run]
+
+<account> is an account id (acc_...) or its email. Output is JSON. The environment configures the store
+as for the server (DATABASE_URL, CONFIG_FILE, CATALOG_FILE, ...).
+`;
+
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const print = (io: CliIo, value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+
+function arg(positionals: readonly string[], index: number, name: string): string {
+  const value = positionals[index];
+  if (value === undefined) throw new UsageError(`missing <${name}>`);
+  return value;
+}
+
+function parsed<T>(
+  schema: {
+    safeParse(
+      v: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } };
+  },
+  value: unknown,
+  name: string,
+): T {
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw new UsageError(`${name}: ${result.error.issues.map((i) => i.message).join('; ')}`);
+  return result.data;
+}
+
+/** `field=value` pairs into an object; a value may itself hold '='. */
+function pairs(list: readonly string[], flag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of list) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new UsageError(`${flag} takes <field>=<value>, got "${item}"`);
+    out[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return out;
+}
+
+function formatOf(file: string, given: string | undefined): ImportFormat {
+  if (given !== undefined) {
+    if (!(importFormats as readonly string[]).includes(given))
+      throw new UsageError(`--format must be one of ${importFormats.join(', ')}`);
+    return given as ImportFormat;
+  }
+  const ext = extname(file).toLowerCase();
+  if (ext === '.csv') return 'csv';
+  if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
+  if (ext === '.json') return 'json';
+  throw new UsageError(`cannot tell the format of ${file} from its extension: pass --format csv|ndjson|json`);
+}
+
+async function runImport(deps: Deps, operator: Operator, io: CliIo, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      format: { type: 'string' },
+      map: { type: 'string', multiple: true, default: [] },
+      set: { type: 'string', multiple: true, default: [] },
+      null: { type: 'string', multiple: true, default: [] },
+      merge: { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
+    },
+  });
+  const key = arg(positionals, 0, 'domain/name');
+  const file = arg(positionals, 1, 'file');
+  const entry = deps.catalog.resolve(key);
+  if (!entry) {
+    const suggestions = deps.catalog.suggest(key);
+    throw new AppError(
+      'dataset_not_found',
+      `No dataset "${key}".${suggestions.length ? ` Did you mean ${suggestions.join(', ')}?` : ''}`,
+    );
+  }
+  const map: Record<string, string> = {};
+  for (const item of values.map) {
+    // A mapping file, or one field=column pair.
+    if (!item.includes('=') && /\.json$/i.test(item))
+      Object.assign(map, parseMapFile(readFileSync(item, 'utf8'), item));
+    else Object.assign(map, pairs([item], '--map'));
+  }
+  const text = readFileSync(file, 'utf8');
+  const result = parseImport(entry.dataset, text, {
+    format: formatOf(file, values.format),
+    map,
+    set: pairs(values.set, '--set'),
+    nullTokens: values.null,
+  });
+  const summary = {
+    dataset: entry.dataset.key,
+    file,
+    rows: result.rows.length,
+    fields: result.sources,
+    ignored_columns: result.ignoredColumns,
+  };
+  if (values['dry-run']) {
+    print(io, { ...summary, dry_run: true, loaded: false });
+    return;
+  }
+  const loaded = await operator.importRows(key, result.rows, { merge: values.merge });
+  print(io, { ...summary, loaded: true, kept_rows: loaded.kept, total_rows: loaded.rows });
+}
+
+async function dispatch(deps: Deps, io: CliIo, argv: string[]): Promise<void> {
+  const operator = new Operator(deps);
+  const [command, sub, ...rest] = argv;
+  const now = () => deps.now();
+  switch (command) {
+    case 'account': {
+      if (sub === 'create') {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { 'password-stdin': { type: 'boolean', default: false } },
+        });
+        let password: string | undefined;
+        if (values['password-stdin']) {
+          if (!io.readStdin) throw new UsageError('--password-stdin: no standard input');
+          password = (await io.readStdin()).replace(/\r?\n$/, '');
+        }
+        const input = parsed(
+          newAccountInput,
+          { email: arg(positionals, 0, 'email'), ...(password === undefined ? {} : { password }) },
+          'account',
+        );
+        const account = await operator.createAccount(input);
+        print(io, presentAccountView(deps.config, await operator.view(account), now()));
+        return;
+      }
+      if (sub === 'show') {
+        const account = await operator.findAccount(arg(rest, 0, 'account'));
+        print(io, presentAccountView(deps.config, await operator.view(account), now()));
+        return;
+      }
+      break;
+    }
+    case 'package': {
+      if (sub === 'assign' || sub === 'clear') {
+        const ref = arg(rest, 0, 'account');
+        const packageId = sub === 'assign' ? arg(rest, 1, 'package') : null;
+        const { account, monthlyCredit } = await operator.assignPackage(ref, packageId);
+        print(io, {
+          account: presentAccountView(deps.config, await operator.view(account), now()),
+          monthly_credit: monthlyCredit
+            ? { ...presentEntry(monthlyCredit.entry), duplicate: monthlyCredit.duplicate }
+            : null,
+        });
+        return;
+      }
+      break;
+    }
+    case 'early-bird': {
+      if (sub === 'set' || sub === 'clear') {
+        const account = await operator.setEarlyBird(arg(rest, 0, 'account'), sub === 'set');
+        print(io, presentAccountView(deps.config, await operator.view(account), now()));
+        return;
+      }
+      break;
+    }
+    case 'credit': {
+      const { values, positionals } = parseArgs({
+        args: sub === undefined ? rest : [sub, ...rest],
+        allowPositionals: true,
+        options: {
+          'idempotency-key': { type: 'string' },
+          kind: { type: 'string', default: 'topup' },
+          memo: { type: 'string' },
+        },
+      });
+      const ref = arg(positionals, 0, 'account');
+      const amountMicros = parsed(tokenAmount, arg(positionals, 1, 'tokens'), '<tokens>');
+      const idempotencyKey = values['idempotency-key'];
+      if (!idempotencyKey)
+        throw new UsageError('--idempotency-key is required: a credit is applied once per key');
+      if (!(creditKinds as readonly string[]).includes(values.kind))
+        throw new UsageError(`--kind must be one of ${creditKinds.join(', ')}`);
+      const outcome = await operator.creditTokens(ref, {
+        amountMicros,
+        idempotencyKey,
+        kind: values.kind as OperatorCreditKind,
+        ...(values.memo === undefined ? {} : { memo: values.memo }),
+        actor: 'cli',
+      });
+      print(io, {
+        entry: presentEntry(outcome.entry),
+        balance: formatMicros(outcome.balanceMicros),
+        replayed: outcome.duplicate,
+      });
+      return;
+    }
+    case 'key': {
+      if (sub === 'create') {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { name: { type: 'string' }, 'expires-at': { type: 'string' } },
+        });
+        const expires = values['expires-at'];
+        const expiresAt = expires === undefined ? null : Date.parse(expires);
+        if (expiresAt !== null && Number.isNaN(expiresAt))
+          throw new UsageError('--expires-at must be an ISO 8601 time');
+        const issued = await operator.createKey(
+          arg(positionals, 0, 'account'),
+          values.name ?? null,
+          expiresAt,
+        );
+        print(io, { ...presentKey(issued.record, now()), key: issued.secret });
+        return;
+      }
+      if (sub === 'caps') {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { daily: { type: 'string' }, monthly: { type: 'string' } },
+        });
+        const keyId = arg(positionals, 0, 'key-id');
+        const current = await deps.store.getKey(keyId);
+        if (!current) throw new AppError('not_found', `No key ${keyId}.`);
+        const cap = (given: string | undefined, existing: bigint | null, flag: string) =>
+          given === undefined ? existing : given === 'none' ? null : parsed(capAmount, given, flag);
+        const key = await operator.setKeyCaps(keyId, {
+          dailyCapMicros: cap(values.daily, current.dailyCapMicros, '--daily'),
+          monthlyCapMicros: cap(values.monthly, current.monthlyCapMicros, '--monthly'),
+        });
+        print(io, presentKey(key, now()));
+        return;
+      }
+      break;
+    }
+    case 'monthly-credit': {
+      const run = await operator.runMonthlyCredits();
+      print(io, {
+        month: run.month,
+        credited: run.credited.map((c) => ({
+          account_id: c.accountId,
+          package: c.packageId,
+          tokens: c.tokens,
+          entry_id: c.entryId,
+        })),
+        already_credited: run.alreadyCredited,
+      });
+      return;
+    }
+    case 'import':
+      await runImport(deps, operator, io, sub === undefined ? rest : [sub, ...rest]);
+      return;
+  }
+  throw new UsageError(
+    command === undefined ? 'no command' : `unknown command: ${[command, sub].filter(Boolean).join(' ')}`,
+  );
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    io.stdout(usage);
+    return argv.length === 0 ? 2 : 0;
+  }
+  let deps: Deps | undefined;
+  try {
+    const env = io.env === undefined ? parseEnv() : parseEnv(io.env);
+    // stdout carries the command's JSON only; the process log's warnings go to stderr.
+    const log = {
+      info: () => {},
+      warn: (msg: string, fields: Record<string, unknown> = {}) =>
+        io.stderr(`tmd: warning: ${msg} ${JSON.stringify(fields)}\n`),
+    };
+    deps = await buildDeps({ env, log, ...(io.now ? { now: io.now } : {}) });
+    await dispatch(deps, io, argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(`tmd: ${(error as Error).message}\n\n${usage}`);
+      return 2;
+    }
+    if (error instanceof AppError) io.stderr(`tmd: ${error.code}: ${error.message}\n`);
+    else if (error instanceof ImportError || error instanceof ConfigError)
+      io.stderr(`tmd: ${error.message}\n`);
+    else if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      io.stderr(`tmd: ${(error as Error).message}\n`);
+    else io.stderr(`tmd: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  } finally {
+    if (deps) await closeDeps(deps);
+  }
+}

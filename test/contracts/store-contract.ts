@@ -1,0 +1,664 @@
+/**
+ * The Store contract: every adapter (SqliteStore, PostgresStore) runs this same suite against a real,
+ * freshly migrated database. Each test makes its own accounts and wallets, so tests share one store.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { Row } from '../../src/catalog/types.ts';
+import { newId } from '../../src/domain/ids.ts';
+import { type KeyKind, newKey } from '../../src/domain/keys.ts';
+import type { KeyRecord, Store, UsageInput } from '../../src/store/port.ts';
+
+const T0 = Date.parse('2026-11-21T15:00:00Z');
+const MONTH = '2026-11';
+const M = 1_000_000n;
+
+export function runStoreContract(
+  name: string,
+  makeStore: () => Promise<Store>,
+  options: { skip?: string | false } = {},
+): void {
+  describe(`Store contract: ${name}`, { skip: options.skip ?? false }, () => {
+    let store: Store;
+    before(async () => {
+      store = await makeStore();
+      await store.migrate();
+    });
+    after(async () => {
+      await store?.close();
+    });
+
+    const unique = () => randomBytes(6).toString('hex');
+
+    async function account(tokens = 0n, email: string | null = `${unique()}@example.com`) {
+      const created = await store.createAccount(
+        {
+          id: newId('acc'),
+          email,
+          passwordHash: 'scrypt$hash',
+          walletId: newId('wal'),
+          createdAt: T0,
+          publicTestStartedAt: null,
+        },
+        MONTH,
+      );
+      if (tokens > 0n) {
+        await store.credit({ walletId: created.walletId, kind: 'topup', amountMicros: tokens, at: T0 });
+      }
+      return created;
+    }
+
+    function keyFor(kind: KeyKind, walletId: string, accountId: string | null, at = T0): KeyRecord {
+      const fresh = newKey(kind);
+      return {
+        id: newId('key'),
+        kind,
+        digest: fresh.digest,
+        displayPrefix: fresh.displayPrefix,
+        name: null,
+        accountId,
+        walletId,
+        createdAt: at,
+        expiresAt: null,
+        revokedAt: null,
+        dailyCapMicros: null,
+        monthlyCapMicros: null,
+      };
+    }
+
+    function usage(walletId: string, over: Partial<UsageInput> = {}): UsageInput {
+      return {
+        requestId: `req_${unique()}`,
+        keyId: null,
+        accountId: null,
+        walletId,
+        dataset: 'equities/stock-prices',
+        channel: 'rest',
+        listCostMicros: 2n * M,
+        costMicros: 2n * M,
+        burnedMicros: 2n * M,
+        outcome: 'charged',
+        rows: 10,
+        at: T0,
+        ...over,
+      };
+    }
+
+    const debit = (walletId: string, amountMicros: bigint, over: Partial<UsageInput> = {}, month = MONTH) =>
+      store.debit({
+        walletId,
+        amountMicros,
+        month,
+        usage: usage(walletId, { burnedMicros: amountMicros, costMicros: amountMicros, ...over }),
+      });
+
+    describe('schema and connectivity', () => {
+      test('migrate is idempotent, also when run concurrently', async () => {
+        await Promise.all([store.migrate(), store.migrate()]);
+        await store.ping();
+      });
+    });
+
+    describe('accounts and wallets', () => {
+      test('an account comes with its own empty wallet', async () => {
+        const created = await account();
+        assert.equal(created.plan, 'standard');
+        assert.equal(created.packageId, null);
+        assert.deepEqual(await store.getAccount(created.id), created);
+        assert.deepEqual(await store.getWallet(created.walletId), {
+          id: created.walletId,
+          accountId: created.id,
+          balanceMicros: 0n,
+          burnMonth: MONTH,
+          burnMonthMicros: 0n,
+        });
+      });
+
+      test('accounts are found by email; unknown ids and emails are null; emails are unique', async () => {
+        const created = await account();
+        assert.deepEqual(await store.findAccountByEmail(created.email as string), created);
+        assert.equal(await store.findAccountByEmail(`nobody-${unique()}@example.com`), null);
+        assert.equal(await store.getAccount('acc_missing'), null);
+        assert.equal(await store.getWallet('wal_missing'), null);
+        await assert.rejects(account(0n, created.email));
+        const noEmail = await account(0n, null);
+        assert.equal((await store.getAccount(noEmail.id))?.email, null);
+      });
+
+      test('updateAccount changes only the fields given; listAccountsWithPackage finds packaged ones', async () => {
+        const created = await account();
+        await store.updateAccount(created.id, { plan: 'early_bird', publicTestStartedAt: T0 + 5 });
+        await store.updateAccount(created.id, { packageId: 'pro' });
+        await store.updateAccount(created.id, {});
+        assert.deepEqual(await store.getAccount(created.id), {
+          ...created,
+          plan: 'early_bird',
+          packageId: 'pro',
+          publicTestStartedAt: T0 + 5,
+        });
+        const packaged = await store.listAccountsWithPackage();
+        assert.ok(packaged.some((a) => a.id === created.id && a.packageId === 'pro'));
+        assert.ok(packaged.every((a) => a.packageId !== null));
+        await store.updateAccount(created.id, { packageId: null });
+        assert.ok(!(await store.listAccountsWithPackage()).some((a) => a.id === created.id));
+      });
+
+      test('a standalone wallet (sandbox) has no account', async () => {
+        const id = newId('wal');
+        const wallet = await store.createWallet(id, null, MONTH);
+        assert.deepEqual(wallet, {
+          id,
+          accountId: null,
+          balanceMicros: 0n,
+          burnMonth: MONTH,
+          burnMonthMicros: 0n,
+        });
+        assert.deepEqual(await store.getWallet(id), wallet);
+      });
+    });
+
+    describe('keys', () => {
+      test('a key is found by digest with its wallet and account, or without an account', async () => {
+        const owner = await account(5n * M);
+        const live = keyFor('live', owner.walletId, owner.id);
+        await store.insertKey({ ...live, name: 'laptop', expiresAt: T0 + 1000 });
+        const context = await store.findKeyByDigest(live.digest);
+        assert.deepEqual(context?.key, { ...live, name: 'laptop', expiresAt: T0 + 1000 });
+        assert.equal(context?.wallet.balanceMicros, 5n * M);
+        assert.deepEqual(context?.account, owner);
+        assert.deepEqual(await store.getKey(live.id), context?.key);
+
+        const walletId = newId('wal');
+        await store.createWallet(walletId, null, MONTH);
+        const sandbox = keyFor('sandbox', walletId, null);
+        await store.insertKey(sandbox);
+        const sandboxContext = await store.findKeyByDigest(sandbox.digest);
+        assert.equal(sandboxContext?.account, null);
+        assert.equal(sandboxContext?.wallet.id, walletId);
+        assert.equal(await store.findKeyByDigest('0'.repeat(64)), null);
+        assert.equal(await store.getKey('key_missing'), null);
+        await assert.rejects(
+          store.insertKey({ ...keyFor('live', owner.walletId, owner.id), digest: live.digest }),
+        );
+      });
+
+      test('listKeys is ordered by creation; revokeKey revokes once', async () => {
+        const owner = await account();
+        const a = keyFor('live', owner.walletId, owner.id, T0);
+        const b = keyFor('live', owner.walletId, owner.id, T0 + 1);
+        await store.insertKey(b);
+        await store.insertKey(a);
+        assert.deepEqual(
+          (await store.listKeys(owner.id)).map((k) => k.id),
+          [a.id, b.id],
+        );
+        assert.equal(await store.revokeKey(a.id, T0 + 10), true);
+        assert.equal(await store.revokeKey(a.id, T0 + 20), false, 'already revoked');
+        assert.equal(await store.revokeKey('key_missing', T0), false);
+        assert.equal((await store.getKey(a.id))?.revokedAt, T0 + 10);
+        assert.deepEqual(await store.listKeys(`acc_${unique()}`), []);
+      });
+
+      test('replaceKeys revokes the live keys of that kind only, and inserts the new key', async () => {
+        const owner = await account();
+        const oldTest = keyFor('public_test', owner.walletId, owner.id);
+        const live = keyFor('live', owner.walletId, owner.id);
+        await store.insertKey(oldTest);
+        await store.insertKey(live);
+        const newTest = keyFor('public_test', owner.walletId, owner.id, T0 + 1);
+        await store.replaceKeys(owner.id, 'public_test', newTest, T0 + 100);
+        assert.equal((await store.getKey(oldTest.id))?.revokedAt, T0 + 100);
+        assert.equal((await store.getKey(live.id))?.revokedAt, null);
+        assert.deepEqual(await store.getKey(newTest.id), newTest);
+      });
+
+      test('setKeyCaps sets and clears both caps; false for an unknown key', async () => {
+        const owner = await account();
+        const key = keyFor('live', owner.walletId, owner.id);
+        await store.insertKey(key);
+        assert.equal(
+          await store.setKeyCaps(key.id, { dailyCapMicros: 5n * M, monthlyCapMicros: 50n * M }),
+          true,
+        );
+        const capped = await store.getKey(key.id);
+        assert.equal(capped?.dailyCapMicros, 5n * M);
+        assert.equal(capped?.monthlyCapMicros, 50n * M);
+        await store.setKeyCaps(key.id, { dailyCapMicros: null, monthlyCapMicros: null });
+        assert.equal((await store.getKey(key.id))?.dailyCapMicros, null);
+        assert.equal(
+          await store.setKeyCaps('key_missing', { dailyCapMicros: 1n, monthlyCapMicros: null }),
+          false,
+        );
+      });
+    });
+
+    describe('sessions', () => {
+      test('a session is created, read, and revoked once', async () => {
+        const owner = await account();
+        const session = {
+          id: newId('ses'),
+          accountId: owner.id,
+          createdAt: T0,
+          expiresAt: T0 + 3600_000,
+          revokedAt: null,
+        };
+        await store.createSession(session);
+        assert.deepEqual(await store.getSession(session.id), session);
+        await store.revokeSession(session.id, T0 + 5);
+        await store.revokeSession(session.id, T0 + 9);
+        assert.deepEqual(await store.getSession(session.id), { ...session, revokedAt: T0 + 5 });
+        assert.equal(await store.getSession('ses_missing'), null);
+      });
+    });
+
+    describe('credits', () => {
+      test('a credit raises the balance and appends an entry with the balance after it', async () => {
+        const owner = await account();
+        const result = await store.credit({
+          walletId: owner.walletId,
+          kind: 'grant',
+          amountMicros: 10_000n * M,
+          at: T0,
+          memo: 'signup',
+          requestId: 'req_credit',
+        });
+        assert.equal(result.duplicate, false);
+        assert.deepEqual(
+          { ...result.entry, id: 'x' },
+          {
+            id: 'x',
+            walletId: owner.walletId,
+            kind: 'grant',
+            amountMicros: 10_000n * M,
+            balanceAfterMicros: 10_000n * M,
+            createdAt: T0,
+            requestId: 'req_credit',
+            idempotencyKey: null,
+            memo: 'signup',
+          },
+        );
+        const second = await store.credit({
+          walletId: owner.walletId,
+          kind: 'topup',
+          amountMicros: 1n,
+          at: T0,
+        });
+        assert.equal(second.entry.balanceAfterMicros, 10_000n * M + 1n);
+        assert.equal((await store.getWallet(owner.walletId))?.balanceMicros, 10_000n * M + 1n);
+      });
+
+      test('a credit is applied once per idempotency key (per wallet); a repeat returns the first entry', async () => {
+        const a = await account();
+        const b = await account();
+        const input = {
+          walletId: a.walletId,
+          kind: 'topup' as const,
+          amountMicros: 7n * M,
+          at: T0,
+          idempotencyKey: 'pay-1',
+        };
+        const first = await store.credit(input);
+        const repeat = await store.credit({ ...input, amountMicros: 9n * M, at: T0 + 1 });
+        assert.equal(repeat.duplicate, true);
+        assert.deepEqual(repeat.entry, first.entry);
+        assert.equal((await store.getWallet(a.walletId))?.balanceMicros, 7n * M);
+        const other = await store.credit({ ...input, walletId: b.walletId });
+        assert.equal(other.duplicate, false, 'the same key on another wallet is another credit');
+      });
+
+      test('concurrent credits with one idempotency key apply exactly once', async () => {
+        const owner = await account();
+        const results = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            store.credit({
+              walletId: owner.walletId,
+              kind: 'topup',
+              amountMicros: 3n * M,
+              at: T0,
+              idempotencyKey: 'race',
+            }),
+          ),
+        );
+        assert.equal(results.filter((r) => !r.duplicate).length, 1);
+        assert.equal(new Set(results.map((r) => r.entry.id)).size, 1);
+        assert.equal((await store.getWallet(owner.walletId))?.balanceMicros, 3n * M);
+        assert.equal((await store.listEntries(owner.walletId)).length, 1);
+      });
+
+      test('a credit must be positive and its wallet must exist', async () => {
+        const owner = await account();
+        await assert.rejects(
+          store.credit({ walletId: owner.walletId, kind: 'topup', amountMicros: 0n, at: T0 }),
+          RangeError,
+        );
+        await assert.rejects(
+          store.credit({ walletId: owner.walletId, kind: 'topup', amountMicros: -1n, at: T0 }),
+          RangeError,
+        );
+        await assert.rejects(
+          store.credit({ walletId: 'wal_missing', kind: 'topup', amountMicros: 1n, at: T0 }),
+        );
+      });
+    });
+
+    describe('debits', () => {
+      test('a debit moves the balance, counts the month, and writes one burn entry and one usage event', async () => {
+        const owner = await account(10n * M);
+        const result = await debit(owner.walletId, 2_500_000n, { requestId: 'req_d1', accountId: owner.id });
+        assert.ok(result.ok);
+        assert.equal(result.balanceMicros, 7_500_000n);
+        assert.equal(result.burnMonthMicros, 2_500_000n);
+        const entries = await store.listEntries(owner.walletId);
+        assert.equal(entries.length, 2);
+        const burn = entries[1];
+        assert.equal(burn?.id, result.entryId);
+        assert.equal(burn?.kind, 'burn');
+        assert.equal(burn?.amountMicros, -2_500_000n);
+        assert.equal(burn?.balanceAfterMicros, 7_500_000n);
+        assert.equal(burn?.requestId, 'req_d1');
+        assert.equal(burn?.createdAt, T0);
+        const events = await store.listUsage({ accountId: owner.id }, null, 10);
+        assert.equal(events.length, 1);
+        assert.equal(events[0]?.requestId, 'req_d1');
+        assert.equal(events[0]?.burnedMicros, 2_500_000n);
+        const wallet = await store.getWallet(owner.walletId);
+        assert.equal(wallet?.burnMonth, MONTH);
+        assert.equal(wallet?.burnMonthMicros, 2_500_000n);
+      });
+
+      test('a debit in a later month restarts the month counter', async () => {
+        const owner = await account(10n * M);
+        await debit(owner.walletId, 1n * M);
+        const next = await debit(owner.walletId, 2n * M, {}, '2026-12');
+        assert.ok(next.ok);
+        assert.equal(next.burnMonthMicros, 2n * M);
+        const wallet = await store.getWallet(owner.walletId);
+        assert.equal(wallet?.burnMonth, '2026-12');
+        assert.equal(wallet?.burnMonthMicros, 2n * M);
+      });
+
+      test('a debit never overdraws: exactly the balance is allowed, one micro-token more is refused', async () => {
+        const owner = await account(5n * M);
+        const refused = await debit(owner.walletId, 5n * M + 1n, { accountId: owner.id });
+        assert.deepEqual(refused, { ok: false, balanceMicros: 5n * M });
+        assert.equal((await store.listEntries(owner.walletId)).length, 1, 'a refusal writes no entry');
+        assert.equal(
+          (await store.listUsage({ accountId: owner.id }, null, 10)).length,
+          0,
+          'and no usage event',
+        );
+        const exact = await debit(owner.walletId, 5n * M);
+        assert.ok(exact.ok);
+        assert.equal(exact.balanceMicros, 0n);
+        assert.deepEqual(await debit(owner.walletId, 1n), { ok: false, balanceMicros: 0n });
+      });
+
+      test('a debit must be positive; an unknown wallet is refused with balance 0', async () => {
+        const owner = await account(5n * M);
+        await assert.rejects(debit(owner.walletId, 0n), RangeError);
+        await assert.rejects(debit(owner.walletId, -1n), RangeError);
+        assert.deepEqual(await debit('wal_missing', 1n), { ok: false, balanceMicros: 0n });
+      });
+
+      test('concurrent debits on one wallet: exactly the affordable ones succeed, each exactly once', async () => {
+        const owner = await account(20n * M);
+        const results = await Promise.all(
+          Array.from({ length: 60 }, (_, i) =>
+            debit(owner.walletId, 1n * M, { requestId: `req_c${i}`, accountId: owner.id }),
+          ),
+        );
+        const served = results.filter((r) => r.ok);
+        assert.equal(served.length, 20);
+        assert.deepEqual(
+          served.map((r) => r.balanceMicros).sort((x, y) => (x < y ? -1 : 1)),
+          Array.from({ length: 20 }, (_, i) => BigInt(i) * M),
+          'every successful debit saw its own balance',
+        );
+        const entries = (await store.listEntries(owner.walletId)).filter((e) => e.kind === 'burn');
+        assert.equal(entries.length, 20);
+        assert.equal(new Set(entries.map((e) => e.requestId)).size, 20, 'one entry per served debit');
+        assert.ok(entries.every((e) => e.balanceAfterMicros >= 0n));
+        assert.equal((await store.listUsage({ accountId: owner.id }, null, 100)).length, 20);
+        assert.equal((await store.getWallet(owner.walletId))?.balanceMicros, 0n);
+        assert.equal(await store.sumEntries(owner.walletId), 0n);
+      });
+
+      test('concurrent debits across many wallets all land', async () => {
+        const owners = await Promise.all(Array.from({ length: 8 }, () => account(3n * M)));
+        const results = await Promise.all(
+          owners.flatMap((o) => Array.from({ length: 4 }, () => debit(o.walletId, 1n * M))),
+        );
+        assert.equal(results.filter((r) => r.ok).length, 24);
+        for (const o of owners) assert.equal((await store.getWallet(o.walletId))?.balanceMicros, 0n);
+      });
+
+      test('a spending cap refuses the debit that would exceed it, and names the cap', async () => {
+        const owner = await account(100n * M);
+        const key = keyFor('live', owner.walletId, owner.id);
+        await store.insertKey(key);
+        const caps = [
+          { period: 'day' as const, sinceMs: T0 - 1000, capMicros: 5n * M },
+          { period: 'month' as const, sinceMs: T0 - 10_000_000, capMicros: 50n * M },
+        ];
+        const capped = (amount: bigint) =>
+          store.debit({
+            walletId: owner.walletId,
+            amountMicros: amount,
+            month: MONTH,
+            usage: usage(owner.walletId, { keyId: key.id, burnedMicros: amount, costMicros: amount }),
+            spendCaps: caps,
+          });
+        const results = await Promise.all([capped(2n * M), capped(2n * M), capped(2n * M)]);
+        assert.equal(results.filter((r) => r.ok).length, 2, 'concurrent capped debits cannot overshoot');
+        const refused = results.find((r) => !r.ok);
+        assert.ok(refused && !refused.ok);
+        assert.equal(refused.cap?.period, 'day');
+        assert.equal(refused.cap?.spentMicros, 4n * M);
+        assert.equal(refused.balanceMicros, 96n * M);
+        assert.ok((await capped(1n * M)).ok, 'exactly up to the cap is allowed');
+      });
+
+      test('recordUsage writes a zero-burn usage event and no ledger entry', async () => {
+        const owner = await account(1n * M);
+        await store.recordUsage(
+          usage(owner.walletId, {
+            accountId: owner.id,
+            burnedMicros: 0n,
+            outcome: 'notional',
+            requestId: 'req_n',
+          }),
+        );
+        const events = await store.listUsage({ accountId: owner.id }, null, 10);
+        assert.equal(events.length, 1);
+        assert.equal(events[0]?.outcome, 'notional');
+        assert.equal(events[0]?.burnedMicros, 0n);
+        assert.equal((await store.listEntries(owner.walletId)).length, 1);
+      });
+    });
+
+    describe('ledger audit and usage', () => {
+      test('balances equal the sum of entries; auditLedger finds no mismatch', async () => {
+        const owner = await account(9n * M);
+        await debit(owner.walletId, 4n * M);
+        assert.equal(await store.sumEntries(owner.walletId), 5n * M);
+        assert.equal(await store.sumEntries('wal_missing'), 0n);
+        const audit = await store.auditLedger();
+        assert.deepEqual(audit.mismatches, []);
+        assert.ok(audit.wallets >= 1);
+        assert.ok(audit.entries >= 2);
+      });
+
+      test('usage is listed newest first and keyset-paged, by account or by key', async () => {
+        const owner = await account(100n * M);
+        const key = keyFor('live', owner.walletId, owner.id);
+        await store.insertKey(key);
+        for (let i = 0; i < 7; i++) {
+          await debit(owner.walletId, 1n * M, {
+            requestId: `req_u${i}`,
+            accountId: owner.id,
+            keyId: i % 2 === 0 ? key.id : null,
+            at: T0 + i,
+          });
+        }
+        const first = await store.listUsage({ accountId: owner.id }, null, 3);
+        assert.deepEqual(
+          first.map((u) => u.requestId),
+          ['req_u6', 'req_u5', 'req_u4'],
+        );
+        const second = await store.listUsage({ accountId: owner.id }, first.at(-1)?.id ?? null, 3);
+        assert.deepEqual(
+          second.map((u) => u.requestId),
+          ['req_u3', 'req_u2', 'req_u1'],
+        );
+        const last = await store.listUsage({ accountId: owner.id }, second.at(-1)?.id ?? null, 3);
+        assert.deepEqual(
+          last.map((u) => u.requestId),
+          ['req_u0'],
+        );
+        const byKey = await store.listUsage({ keyId: key.id }, null, 10);
+        assert.deepEqual(
+          byKey.map((u) => u.requestId),
+          ['req_u6', 'req_u4', 'req_u2', 'req_u0'],
+        );
+        assert.deepEqual(
+          { ...byKey[0], id: 'x' },
+          {
+            id: 'x',
+            requestId: 'req_u6',
+            keyId: key.id,
+            accountId: owner.id,
+            walletId: owner.walletId,
+            dataset: 'equities/stock-prices',
+            channel: 'rest',
+            listCostMicros: 2n * M,
+            costMicros: 1n * M,
+            burnedMicros: 1n * M,
+            outcome: 'charged',
+            rows: 10,
+            at: T0 + 6,
+          },
+        );
+      });
+    });
+
+    describe('dataset rows', () => {
+      const rows: Row[] = [];
+      const symbols = ['AAPL', 'MSFT', 'IBM'];
+      for (let day = 1; day <= 10; day++) {
+        for (const symbol of symbols) {
+          rows.push({
+            date: `2026-01-${String(day).padStart(2, '0')}`,
+            symbol,
+            venue: day % 2 ? 'X' : 'Y',
+            close: day + 0.5,
+          });
+        }
+      }
+      let dataset: string;
+      before(async () => {
+        dataset = `test/rows-${unique()}`;
+        assert.equal(await store.loadRows(dataset, 'date', rows, 'sample'), true);
+      });
+
+      const all = async (query: Partial<Parameters<Store['queryRows']>[0]>) =>
+        store.queryRows({ dataset, filters: {}, descending: true, limit: 1000, ...query });
+
+      test('a sample load fills an empty dataset once; an import replaces it', async () => {
+        const other = `test/load-${unique()}`;
+        assert.equal(await store.datasetSource(other), null);
+        assert.equal(await store.loadRows(other, 'date', rows.slice(0, 3), 'sample'), true);
+        assert.equal(await store.loadRows(other, 'date', rows, 'sample'), false, 'already loaded');
+        assert.equal(
+          (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 })).length,
+          3,
+        );
+        const source = await store.datasetSource(other);
+        assert.equal(source?.source, 'sample');
+        assert.equal(source?.rows, 3);
+        assert.ok(typeof source?.loadedAt === 'number');
+        assert.equal(await store.loadRows(other, 'date', rows.slice(0, 5), 'import'), true);
+        assert.equal((await store.datasetSource(other))?.source, 'import');
+        assert.equal(
+          (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 })).length,
+          5,
+        );
+      });
+
+      test('concurrent sample loads of one dataset load it once', async () => {
+        const other = `test/race-${unique()}`;
+        const results = await Promise.all([
+          store.loadRows(other, 'date', rows, 'sample'),
+          store.loadRows(other, 'date', rows, 'sample'),
+        ]);
+        assert.deepEqual(results.sort(), [false, true]);
+        assert.equal((await all({ dataset: other })).length, rows.length);
+      });
+
+      test('rows come back as stored JSON text, newest first by default, ties broken by id', async () => {
+        const result = await all({ limit: 4 });
+        assert.deepEqual(
+          result.map((r) => [r.t, r.id]),
+          [
+            ['2026-01-10', 30],
+            ['2026-01-10', 29],
+            ['2026-01-10', 28],
+            ['2026-01-09', 27],
+          ],
+        );
+        assert.deepEqual(JSON.parse(result[0]?.json ?? ''), rows[29]);
+        const asc = await all({ descending: false, limit: 2 });
+        assert.deepEqual(
+          asc.map((r) => r.id),
+          [1, 2],
+        );
+      });
+
+      test('filters: OR within a field, AND across fields; unknown values match nothing', async () => {
+        const two = await all({ filters: { symbol: ['AAPL', 'IBM'] } });
+        assert.equal(two.length, 20);
+        assert.ok(two.every((r) => ['AAPL', 'IBM'].includes(JSON.parse(r.json).symbol)));
+        const both = await all({ filters: { symbol: ['MSFT'], venue: ['Y'] } });
+        assert.equal(both.length, 5);
+        assert.equal((await all({ filters: { symbol: ['NOPE'] } })).length, 0);
+        assert.equal((await all({ filters: { missing_field: ['x'] } })).length, 0);
+        assert.equal((await all({ filters: { symbol: ["x' OR '1'='1"] } })).length, 0);
+      });
+
+      test('time bounds: from is inclusive, toExclusive is exclusive', async () => {
+        const window = await all({ from: '2026-01-03', toExclusive: '2026-01-05' });
+        assert.deepEqual([...new Set(window.map((r) => r.t))], ['2026-01-04', '2026-01-03']);
+        assert.equal(window.length, 6);
+        assert.equal(
+          (await all({ from: '2026-01-10T00:00:00Z' })).length,
+          0,
+          'string order: a later instant',
+        );
+      });
+
+      test('keyset paging visits every row exactly once, in both directions', async () => {
+        for (const descending of [true, false]) {
+          const seen: number[] = [];
+          let after: { t: string; id: number } | undefined;
+          for (let page = 0; page < 10; page++) {
+            const result = await store.queryRows({
+              dataset,
+              filters: { symbol: ['AAPL', 'MSFT'] },
+              descending,
+              limit: 7,
+              ...(after ? { after } : {}),
+            });
+            seen.push(...result.map((r) => r.id));
+            const last = result.at(-1);
+            if (result.length < 7 || !last) break;
+            after = { t: last.t, id: last.id };
+          }
+          assert.equal(seen.length, 20);
+          assert.equal(new Set(seen).size, 20);
+          const sorted = [...seen].sort((a, b) => a - b);
+          assert.deepEqual(seen, descending ? sorted.reverse() : sorted);
+        }
+      });
+    });
+  });
+}

@@ -1,0 +1,68 @@
+/** MCP test helpers: the official SDK Client over real HTTP, raw JSON-RPC POSTs, and ledger snapshots. */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { TestResponse, TestServer } from './server.ts';
+
+export const MCP_PATH = '/mcp/jsonrpc';
+/** The 2025-era revision (initialize handshake) and the newest one the SDK serves (per-request envelope). */
+export const eras = ['2025-11-25', '2026-07-28'] as const;
+export type Era = (typeof eras)[number];
+
+export interface ConnectedClient {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+  /** Headers of the last HTTP response the client received (cost headers included). */
+  lastHeaders(): Headers;
+  close(): Promise<void>;
+}
+
+export async function connectClient(
+  server: TestServer,
+  credentialHeaders: Record<string, string>,
+  era: Era,
+): Promise<ConnectedClient> {
+  let last = new Headers();
+  const client = new Client(
+    { name: 'tmd-test-agent', version: '1.0.0' },
+    { versionNegotiation: { mode: era === '2025-11-25' ? 'legacy' : { pin: era } } },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}${MCP_PATH}`), {
+    requestInit: { headers: credentialHeaders },
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      last = response.headers;
+      return response;
+    },
+  });
+  await client.connect(transport);
+  return { client, transport, lastHeaders: () => last, close: () => client.close() };
+}
+
+export function toolCall(name: string, args: Record<string, unknown>, id: number | string = 1) {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
+}
+
+/** One raw JSON-RPC POST, as curl would send it (no initialize: the endpoint is stateless). */
+export function rpc(
+  server: TestServer,
+  headers: Record<string, string>,
+  message: unknown,
+  contentType = 'application/json',
+): Promise<TestResponse> {
+  return server.request('POST', MCP_PATH, {
+    headers: { 'content-type': contentType, ...headers },
+    raw: typeof message === 'string' ? message : JSON.stringify(message),
+  });
+}
+
+/** A wallet's ledger entries, balance and usage events: "nothing changed" compares two of these. */
+export async function walletSnapshot(server: TestServer, walletId: string, accountId: string) {
+  const { store } = server.deps;
+  const entries = await store.listEntries(walletId);
+  const wallet = await store.getWallet(walletId);
+  const usage = await store.listUsage({ accountId }, null, 1000);
+  return {
+    entries: entries.map((e) => ({ kind: e.kind, amountMicros: e.amountMicros })),
+    balanceMicros: wallet?.balanceMicros,
+    usage: usage.length,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * A loopback TCP proxy in front of PostgreSQL or Redis, so a test can make the server slow or take it
+ * away (and bring it back) for the service nodes, without stopping the machine's shared server.
+ * `cut()` closes the listener and destroys every open connection: to a client this is exactly a
+ * stopped server (connections reset, new ones refused). `restore()` listens again on the same port.
+ */
+import { once } from 'node:events';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+export interface TcpProxy {
+  port: number;
+  /** Delays every chunk from client to server by this many ms (order kept). */
+  setDelay(ms: number): void;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  let delayMs = 0;
+  let port = 0;
+  let server: Server;
+
+  const handle = (client: Socket) => {
+    const upstream = connect(targetPort, targetHost);
+    sockets.add(client);
+    sockets.add(upstream);
+    let queue = Promise.resolve();
+    client.on('data', (chunk) => {
+      if (delayMs === 0) {
+        queue = queue.then(() => {
+          upstream.write(chunk);
+        });
+        return;
+      }
+      const ms = delayMs;
+      queue = queue.then(
+        () =>
+          new Promise<void>((resolve) =>
+            setTimeout(() => {
+              if (!upstream.destroyed) upstream.write(chunk);
+              resolve();
+            }, ms),
+          ),
+      );
+    });
+    upstream.pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    client.on('error', end);
+    upstream.on('error', end);
+  };
+
+  const listen = async () => {
+    server = createServer(handle);
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    const address = server.address();
+    if (address && typeof address === 'object') port = address.port;
+  };
+  await listen();
+
+  const cut = async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
+    await closed;
+  };
+
+  return {
+    get port() {
+      return port;
+    },
+    setDelay(ms) {
+      delayMs = ms;
+    },
+    cut,
+    restore: listen,
+    async close() {
+      if (server.listening) await cut();
+    },
+  };
+}

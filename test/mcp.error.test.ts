@@ -1,0 +1,214 @@
+/**
+ * Bad MCP input gets a clear error, changes nothing in the ledger, and the server stays up. Protocol faults
+ * are JSON-RPC errors; a refused tool call is a tool result with isError and the REST problem fields.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { MCP_PATH, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
+import {
+  assertLedgerBalanced,
+  bearer,
+  startServer,
+  type TestServer,
+  walletAccount,
+} from './helpers/server.ts';
+
+let server: TestServer;
+let key: string;
+let snapshot: () => ReturnType<typeof walletSnapshot>;
+let initial: Awaited<ReturnType<typeof walletSnapshot>>;
+
+before(async () => {
+  server = await startServer();
+  const wallet = await walletAccount(server, 100);
+  key = wallet.key;
+  snapshot = () => walletSnapshot(server, wallet.account.walletId, wallet.account.id);
+  initial = await snapshot();
+});
+after(async () => {
+  assert.deepEqual(await snapshot(), initial, 'no bad request changed the ledger');
+  await assertLedgerBalanced(server);
+  await server.close();
+});
+
+const read = (args: Record<string, unknown>) =>
+  toolCall('read_dataset', { dataset: 'equities/stock-prices', ...args });
+
+describe('protocol faults are JSON-RPC errors', () => {
+  const cases: [name: string, body: unknown, status: number, rpcCode: number, code: string | null][] = [
+    ['malformed JSON', '{"jsonrpc": "2.0", "id": 1, "method": ', 400, -32700, 'malformed_json'],
+    ['an empty body', '', 400, -32700, 'malformed_json'],
+    [
+      'a batch of 50 reads',
+      Array.from({ length: 50 }, (_, i) => toolCall('read_dataset', { dataset: 'equities/stock-prices' }, i)),
+      400,
+      -32600,
+      'invalid_request',
+    ],
+    ['an empty batch', [], 400, -32600, 'invalid_request'],
+    ['a JSON value that is not a message', { hello: 'world' }, 400, -32600, null],
+    ['a message without a method', { jsonrpc: '2.0', id: 1 }, 400, -32600, null],
+    [
+      'a huge body (2 MB)',
+      read({ filters: { symbol: 'A'.repeat(2_000_000) } }),
+      413,
+      -32000,
+      'payload_too_large',
+    ],
+  ];
+  for (const [name, body, status, rpcCode, code] of cases) {
+    test(`${name}: HTTP ${status}, JSON-RPC ${rpcCode}`, async () => {
+      const res = await rpc(server, bearer(key), body);
+      assert.equal(res.status, status, res.text);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(res.json.jsonrpc, '2.0');
+      assert.equal(res.json.id, null);
+      assert.equal(res.json.error.code, rpcCode, res.text);
+      assert.equal(typeof res.json.error.message, 'string');
+      if (code) {
+        assert.equal(res.json.error.data.code, code);
+        assert.equal(res.json.error.data.request_id, res.headers.get('x-request-id'));
+      }
+      assert.equal(res.headers.get('x-token-cost'), null);
+    });
+  }
+
+  test('an unknown method: -32601 with the request id echoed', async () => {
+    const res = await rpc(server, bearer(key), { jsonrpc: '2.0', id: 'abc', method: 'datasets/steal' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json, {
+      jsonrpc: '2.0',
+      id: 'abc',
+      error: { code: -32601, message: 'Method not found' },
+    });
+  });
+
+  test('an unknown tool: -32602 naming the tools', async () => {
+    const res = await rpc(server, bearer(key), toolCall('drop_tables', {}, 9));
+    assert.equal(res.json.id, 9);
+    assert.equal(res.json.error.code, -32602);
+    assert.match(
+      res.json.error.message,
+      /^Unknown tool "drop_tables"\. Tools: search_datasets, describe_dataset, /,
+    );
+    assert.equal(res.json.error.data.code, 'invalid_request');
+  });
+
+  test('a body that is not JSON: 415', async () => {
+    const res = await rpc(server, bearer(key), JSON.stringify(read({})), 'text/plain');
+    assert.equal(res.status, 415);
+    assert.equal(res.json.error.code, -32000);
+  });
+
+  test('a client that accepts neither JSON nor SSE: 406', async () => {
+    const res = await rpc(server, { ...bearer(key), accept: 'text/html' }, read({}));
+    assert.equal(res.status, 406);
+    assert.equal(res.json.error.code, -32000);
+  });
+
+  for (const method of ['GET', 'DELETE']) {
+    test(`${method} answers 405 (the endpoint is stateless: no SSE stream, no session to end)`, async () => {
+      const res = await server.request(method, MCP_PATH, { headers: bearer(key) });
+      assert.equal(res.status, 405);
+      assert.equal(res.headers.get('allow'), 'POST');
+      assert.equal(res.json.error.code, -32000);
+      assert.equal(res.json.error.data.code, 'method_not_allowed');
+    });
+  }
+});
+
+describe('refused tool calls are tool results with isError and the REST problem fields', () => {
+  const cases: [name: string, args: Record<string, unknown>, code: string, path: string | null][] = [
+    ['a limit over 1000', { limit: 5000 }, 'invalid_request', 'limit'],
+    ['a limit that is not a number', { limit: 'lots' }, 'invalid_request', 'limit'],
+    ['a date that is not a date', { from: '2024-13-45' }, 'invalid_request', 'from'],
+    ['an unknown sort', { sort: 'sideways' }, 'invalid_request', 'sort'],
+    ['an unknown field', { fields: 'close,colour' }, 'invalid_request', 'fields'],
+    ['an unknown filter', { filters: { colour: 'blue' } }, 'invalid_request', 'colour'],
+    ['an entity filter outside filters', { symbol: 'AAPL' }, 'invalid_request', 'symbol'],
+    ['a forged cursor', { cursor: 'eyJmIjoiMCJ9.AAAAAAAAAAAAAAAAAAAAAA' }, 'invalid_cursor', null],
+    ['from after to', { from: '2025-02-01', to: '2025-01-01' }, 'invalid_request', 'from'],
+  ];
+  for (const [name, args, code, path] of cases) {
+    test(`${name}: ${code}`, async () => {
+      const res = await rpc(server, bearer(key), read(args));
+      assert.equal(res.status, 200, res.text);
+      const result = res.json.result;
+      assert.equal(result.isError, true, res.text);
+      assert.equal(result.structuredContent.code, code, res.text);
+      assert.equal(result.structuredContent.status, 400);
+      assert.equal(result.structuredContent.request_id, res.headers.get('x-request-id'));
+      if (path)
+        assert.ok(
+          result.structuredContent.errors.some((e: { path: string }) => e.path === path),
+          res.text,
+        );
+      assert.match(
+        result.content[0].text,
+        new RegExp(`^Refused: ${code} \\(400\\)\\. .*Nothing was charged\\.$`),
+      );
+    });
+  }
+
+  test('an entity filter outside filters says where it goes', async () => {
+    const res = await rpc(server, bearer(key), read({ symbol: 'AAPL' }));
+    const error = res.json.result.structuredContent.errors[0];
+    assert.match(error.message, /Entity filters go inside "filters"/);
+  });
+
+  test('a missing dataset argument', async () => {
+    const res = await rpc(server, bearer(key), toolCall('read_dataset', {}));
+    assert.equal(res.json.result.structuredContent.code, 'invalid_request');
+    assert.equal(res.json.result.structuredContent.errors[0].path, 'dataset');
+  });
+
+  test('an unknown dataset: dataset_not_found with close matches', async () => {
+    const res = await rpc(server, bearer(key), toolCall('read_dataset', { dataset: 'equities/stock-price' }));
+    const problem = res.json.result.structuredContent;
+    assert.equal(problem.code, 'dataset_not_found');
+    assert.equal(problem.status, 404);
+    assert.ok(problem.suggestions.includes('equities/stock-prices'), res.text);
+    assert.match(res.json.result.content[0].text, /Did you mean .*equities\/stock-prices/);
+  });
+
+  test('an unknown recipe and a bad time zone', async () => {
+    const recipe = await rpc(server, bearer(key), toolCall('run_recipe', { recipe: 'dow31' }));
+    assert.equal(recipe.json.result.structuredContent.code, 'invalid_request');
+    const tz = await rpc(
+      server,
+      bearer(key),
+      toolCall('run_recipe', { recipe: 'calendar-tonight', tz: 'Mars/Olympus' }),
+    );
+    assert.equal(tz.json.result.structuredContent.code, 'invalid_request');
+    assert.equal(tz.json.result.structuredContent.errors[0].path, 'tz');
+  });
+
+  test('estimate_cost needs exactly one of dataset or recipe', async () => {
+    const both = await rpc(
+      server,
+      bearer(key),
+      toolCall('estimate_cost', { dataset: 'equities/stock-prices', recipe: 'calendar-tonight' }),
+    );
+    assert.equal(both.json.result.structuredContent.code, 'invalid_request');
+    const neither = await rpc(server, bearer(key), toolCall('estimate_cost', {}));
+    assert.equal(neither.json.result.structuredContent.code, 'invalid_request');
+  });
+
+  test('deeply nested arguments are refused, not crashed on', async () => {
+    let nested = '"x"';
+    for (let i = 0; i < 5000; i++) nested = `{"a":${nested}}`;
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_dataset","arguments":{"dataset":"equities/stock-prices","filters":${nested}}}}`;
+    const res = await rpc(server, bearer(key), body);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.result.isError, true);
+    assert.equal(res.json.result.structuredContent.code, 'invalid_request');
+    assert.equal(res.json.result.structuredContent.errors[0].path, 'filters.a');
+  });
+});
+
+test('after all of that the server is up and the wallet untouched', async () => {
+  const res = await rpc(server, bearer(key), toolCall('get_account', {}));
+  assert.equal(res.status, 200);
+  assert.equal(res.json.result.structuredContent.wallet.balance, '100');
+  assert.deepEqual(await snapshot(), initial);
+});

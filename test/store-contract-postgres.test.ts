@@ -1,0 +1,64 @@
+/**
+ * The Store contract against PostgresStore on a fresh database, plus what only PostgreSQL can show:
+ * the database itself refuses an overdraft and any change to a ledger entry, and several processes
+ * may migrate at once.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { runStoreContract } from './contracts/store-contract.ts';
+import { freshDatabase, sqlOn } from './helpers/backends.ts';
+
+const db = await freshDatabase();
+const skip = 'skip' in db ? db.skip : false;
+after(async () => {
+  if (!('skip' in db)) await db.drop();
+});
+
+runStoreContract('PostgresStore', async () => new PostgresStore((db as { url: string }).url), { skip });
+
+describe('PostgresStore: what the database itself guarantees', { skip }, () => {
+  test('five stores migrating one empty database at once apply each migration exactly once', async () => {
+    const url = (db as { url: string }).url;
+    const stores = Array.from({ length: 5 }, () => new PostgresStore(url));
+    await Promise.all(stores.map((s) => s.migrate()));
+    await Promise.all(stores.map((s) => s.close()));
+    const rows = await sqlOn(
+      url,
+      'SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version',
+    );
+    assert.ok(rows.length >= 1);
+    assert.ok(rows.every((r) => r.n === 1));
+  });
+
+  test('the CHECK constraint refuses a negative balance; ledger entries cannot be updated or deleted', async () => {
+    const url = (db as { url: string }).url;
+    const store = new PostgresStore(url);
+    await store.migrate();
+    await store.createWallet('wal_check', null, '2026-11');
+    await store.credit({ walletId: 'wal_check', kind: 'topup', amountMicros: 5n, at: 1 });
+    await store.close();
+    await assert.rejects(
+      sqlOn(url, "UPDATE wallets SET balance_micros = -1 WHERE id = 'wal_check'"),
+      /check constraint/,
+    );
+    await assert.rejects(
+      sqlOn(url, "UPDATE ledger_entries SET amount_micros = 6 WHERE wallet_id = 'wal_check'"),
+      /append-only/,
+    );
+    await assert.rejects(
+      sqlOn(url, "DELETE FROM ledger_entries WHERE wallet_id = 'wal_check'"),
+      /append-only/,
+    );
+    const types = await sqlOn(
+      url,
+      `SELECT column_name, data_type FROM information_schema.columns
+        WHERE column_name LIKE '%micros' AND table_schema = 'public'`,
+    );
+    assert.ok(types.length >= 8);
+    assert.ok(
+      types.every((t) => t.data_type === 'bigint'),
+      'money is bigint, never float',
+    );
+  });
+});
