@@ -167,7 +167,7 @@ for (const era of eras) {
           outcome: 'charged',
         });
         const [table, note] = read.content;
-        assert.equal(table.text.split('\n')[1], 'report_date,contract_market_name,open_interest_all\r');
+        assert.equal(table.text.split('\n')[1], 'report_date,contract_market_name,open_interest_all');
         assert.match(table.text, /next_cursor: \S+ \(pass it as cursor/);
         assert.equal(note.text, 'Cost: 5 tokens (list 5); burned 5 tokens = 0.5 EUR; 995 tokens left.');
         const headers = mcp.lastHeaders();

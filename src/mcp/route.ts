@@ -283,7 +283,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
       const response = (await isLegacyRequest(webRequest, body))
         ? await serveLegacy(face, webRequest, body, authInfo, call)
         : await modern.fetch(webRequest, { parsedBody: body, authInfo });
-      const payload = await response.text();
+      // Bytes as the SDK encoded them: no decode and re-encode of a page of rows.
+      const payload = Buffer.from(await response.arrayBuffer());
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         if (name !== 'content-length') reply.header(name, value);

@@ -16,7 +16,7 @@ import { costEur } from '../domain/pricing.ts';
 import { projectRow } from '../domain/reads.ts';
 import { recipes } from '../domain/recipes.ts';
 import { AppError, toProblem } from '../errors.ts';
-import { csvLine } from '../http/csv.ts';
+import { csvCell } from '../http/csv.ts';
 import { datasetOut, describeEntry, entryOut, presentEntry, searchCatalog } from '../http/routes/catalog.ts';
 import { filterValue, readEnvelope, readMeta } from '../http/routes/data.ts';
 import { accountOut, presentAccount } from '../http/routes/me.ts';
@@ -151,10 +151,31 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
 
 const text = (value: string) => ({ type: 'text' as const, text: value });
 
-/** A table as compact CSV (the REST CSV rules): fewer tokens for a model than JSON rows. */
+/** A cell that needs none of csvCell's quoting or formula guard (the common case, one regex). */
+const plainCell = /^[=+\-@\s]|[",\r\n]|\s$/;
+
+/**
+ * A table as compact CSV for the model: the REST CSV rules (csvCell) with LF line ends, fewer tokens than
+ * JSON rows. Built in one pass: this runs on every read_dataset call.
+ */
 function csvTable(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
-  let out = csvLine(columns);
-  for (const row of rows) out += csvLine(columns.map((c) => row[c] as Scalar | undefined));
+  let out = `${columns.map((c) => csvCell(c)).join(',')}\n`;
+  for (const row of rows) {
+    let line = '';
+    for (let i = 0; i < columns.length; i++) {
+      const value = row[columns[i] as string] as Scalar | undefined;
+      const cell =
+        typeof value === 'string'
+          ? plainCell.test(value)
+            ? csvCell(value)
+            : value
+          : value === null || value === undefined
+            ? ''
+            : String(value);
+      line += i === 0 ? cell : `,${cell}`;
+    }
+    out += `${line}\n`;
+  }
   return out;
 }
 
