@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { loadCatalogFile } from '../src/catalog/catalog-file.ts';
 import { generateSampleRows } from '../src/catalog/sample-data.ts';
 import type { DatasetDef, FieldType, Row, Scalar } from '../src/catalog/types.ts';
+import { DOW30 } from '../src/domain/recipes.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const catalogPath = join(root, 'config/catalog.json');
@@ -27,38 +28,6 @@ function rowsOf(key: string): Row[] {
   return rowsByKey.get(dataset(key).key) ?? [];
 }
 
-const DOW30 = [
-  'AAPL',
-  'AMGN',
-  'AMZN',
-  'AXP',
-  'BA',
-  'CAT',
-  'CRM',
-  'CSCO',
-  'CVX',
-  'DIS',
-  'GS',
-  'HD',
-  'HON',
-  'IBM',
-  'JNJ',
-  'JPM',
-  'KO',
-  'MCD',
-  'MMM',
-  'MRK',
-  'MSFT',
-  'NKE',
-  'NVDA',
-  'PG',
-  'SHW',
-  'TRV',
-  'UNH',
-  'V',
-  'VZ',
-  'WMT',
-];
 // Calendars must cover three full years with several events a day, so they may exceed the usual bound.
 const MAX_ROWS = 2000;
 const MAX_CALENDAR_ROWS = 5000;
