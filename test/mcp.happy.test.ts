@@ -280,3 +280,32 @@ test('run_recipe calendar-tonight takes a time zone', async () => {
   assert.equal(value.count, value.events.length);
   assert.equal(res.headers.get('x-request-tokens'), '2');
 });
+
+test('a 2026-07-28 subscriptions/listen is acknowledged and ends at once: the tool list never changes', async () => {
+  const { key } = await walletAccount(server, 10);
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'tmd-test-agent', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const res = await rpc(
+    server,
+    { ...bearer(key), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true }, _meta: envelope },
+    },
+  );
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const events = res.text
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)));
+  assert.equal(events[0].method, 'notifications/subscriptions/acknowledged');
+  assert.deepEqual(events[0].params.notifications, {}, 'nothing to watch');
+  assert.equal(events[1].id, 1);
+  assert.equal(events[1].result.resultType, 'complete');
+});

@@ -8,6 +8,9 @@
  * Both answer JSON rather than SSE, so the response is complete before it is written and the cost
  * headers of a metered call can go on it.
  */
+
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import {
   type AuthInfo,
@@ -181,11 +184,26 @@ async function serveLegacy(
     enableJsonResponse: true,
   });
   await server.connect(transport);
-  try {
-    return await transport.handleRequest(request, { parsedBody: body, authInfo });
-  } finally {
-    await server.close().catch(() => {});
-  }
+  // In JSON mode the exchange is over once the response exists: the transport has dropped its
+  // bookkeeping and no handler is left running. close() would only build a ConnectionClosed error
+  // (with its stack trace) for nobody, on every call; the pair is garbage once this returns.
+  return transport.handleRequest(request, { parsedBody: body, authInfo });
+}
+
+/**
+ * Stored rows are JSON already: like REST, they go out as stored rather than parsed into objects for
+ * the SDK to print back. The tool leaves a per-call random placeholder as `structuredContent.data`; here
+ * the rows' JSON takes its place in the serialized response.
+ */
+function spliceRows(payload: Buffer, rows: { placeholder: string; json: string }): Buffer {
+  const needle = Buffer.from(JSON.stringify(rows.placeholder));
+  const at = payload.indexOf(needle);
+  if (at < 0) return payload;
+  return Buffer.concat([
+    payload.subarray(0, at),
+    Buffer.from(rows.json),
+    payload.subarray(at + needle.length),
+  ]);
 }
 
 export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
@@ -266,6 +284,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         caller,
         requestId: request.id,
         cost: null,
+        rows: null,
         logError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
       };
       // The credential was verified at the edge; the SDK gets the call, never the secret.
@@ -283,12 +302,18 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
       const response = (await isLegacyRequest(webRequest, body))
         ? await serveLegacy(face, webRequest, body, authInfo, call)
         : await modern.fetch(webRequest, { parsedBody: body, authInfo });
-      // Bytes as the SDK encoded them: no decode and re-encode of a page of rows.
-      const payload = Buffer.from(await response.arrayBuffer());
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         if (name !== 'content-length') reply.header(name, value);
       });
+      if (response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+        // Only a 2026-07-28 subscriptions/listen streams here; with no list that changes, the SDK
+        // acknowledges it and ends the stream at once. Passed through, never buffered.
+        return reply.send(Readable.fromWeb(response.body as WebReadableStream));
+      }
+      // Bytes as the SDK encoded them: no decode and re-encode of a page of rows.
+      let payload: Buffer = Buffer.from(await response.arrayBuffer());
+      if (call.rows) payload = spliceRows(payload, call.rows);
       if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
       return payload.length > 0 ? reply.send(payload) : reply.send();
     });

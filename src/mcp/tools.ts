@@ -3,25 +3,24 @@
  * The two metered tools read through DataReads and Recipes (the one metered path, channel `mcp`) and
  * leave their cost figures on the call, so the HTTP response can carry the cost headers too.
  */
+import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { DEFAULT_LIMIT, type ReadParams, readOptionsShape } from '../catalog/read-plan.ts';
-import type { Row, Scalar } from '../catalog/types.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
 import { type CostFigures, costHeaders, quote } from '../domain/metering.ts';
 import { formatMicros } from '../domain/money.ts';
 import { costEur } from '../domain/pricing.ts';
-import { projectRow } from '../domain/reads.ts';
 import { recipes } from '../domain/recipes.ts';
 import { AppError, toProblem } from '../errors.ts';
-import { csvCell } from '../http/csv.ts';
 import { datasetOut, describeEntry, entryOut, presentEntry, searchCatalog } from '../http/routes/catalog.ts';
 import { filterValue, readEnvelope, readMeta } from '../http/routes/data.ts';
 import { accountOut, presentAccount } from '../http/routes/me.ts';
 import { recipeOut } from '../http/routes/recipes.ts';
 import { tokens } from '../http/schemas.ts';
+import { csvOf, csvOfRows, jsonOf, rowTokens, tokensOf } from './raw-rows.ts';
 
 /** The `_meta` key of a metered tool result: the four figures of the cost headers, and more. */
 export const COST_META_KEY = 'tmd.example/cost';
@@ -33,6 +32,11 @@ export interface McpCall {
   requestId: string;
   /** Set by a metered tool once its read is served: the figures for the HTTP cost headers. */
   cost: CostFigures | null;
+  /**
+   * The rows of a read as JSON text, to be spliced into the serialized response where the result's
+   * `structuredContent.data` holds `placeholder`: the stored JSON goes out as stored, as on REST.
+   */
+  rows: { placeholder: string; json: string } | null;
   /** Faults that are ours (not the caller's) are logged with the request id, never shown. */
   logError: (error: unknown) => void;
 }
@@ -95,16 +99,20 @@ function invalidArguments(tool: string, error: z.ZodError): AppError {
   );
 }
 
-/** A refused call as the model sees it: the REST problem in structuredContent, a sentence in text. */
-export function refusalResult(error: AppError, requestId: string): CallToolResult {
+/**
+ * A refused call as the model sees it: the REST problem in structuredContent, a sentence in text.
+ * `charged` is only ever true for a fault of ours after the read was served and paid for.
+ */
+export function refusalResult(error: AppError, requestId: string, charged = false): CallToolResult {
   const problem = toProblem(error, requestId);
   const detail = /[.!?]$/.test(problem.detail) ? problem.detail : `${problem.detail}.`;
   const retry = typeof problem.retry_after === 'number' ? ` Retry in ${problem.retry_after} s.` : '';
+  const charge = charged ? 'The read was charged (see the cost headers).' : 'Nothing was charged.';
   return {
     content: [
       {
         type: 'text',
-        text: `Refused: ${problem.code} (${problem.status}). ${detail}${retry} Nothing was charged.`,
+        text: `Refused: ${problem.code} (${problem.status}). ${detail}${retry} ${charge}`,
       },
     ],
     structuredContent: { ...problem },
@@ -143,6 +151,7 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
             'Something went wrong on our side; the request id helps us find it.',
           ),
           call.requestId,
+          call.cost !== null,
         );
       }
     },
@@ -150,34 +159,6 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
 }
 
 const text = (value: string) => ({ type: 'text' as const, text: value });
-
-/** A cell that needs none of csvCell's quoting or formula guard (the common case, one regex). */
-const plainCell = /^[=+\-@\s]|[",\r\n]|\s$/;
-
-/**
- * A table as compact CSV for the model: the REST CSV rules (csvCell) with LF line ends, fewer tokens than
- * JSON rows. Built in one pass: this runs on every read_dataset call.
- */
-function csvTable(columns: readonly string[], rows: readonly Record<string, unknown>[]): string {
-  let out = `${columns.map((c) => csvCell(c)).join(',')}\n`;
-  for (const row of rows) {
-    let line = '';
-    for (let i = 0; i < columns.length; i++) {
-      const value = row[columns[i] as string] as Scalar | undefined;
-      const cell =
-        typeof value === 'string'
-          ? plainCell.test(value)
-            ? csvCell(value)
-            : value
-          : value === null || value === undefined
-            ? ''
-            : String(value);
-      line += i === 0 ? cell : `,${cell}`;
-    }
-    out += `${line}\n`;
-  }
-  return out;
-}
 
 function costFigures(deps: Deps, cost: CostFigures, listCost: number) {
   const headers = costHeaders(deps.pricing, cost);
@@ -423,20 +404,33 @@ export function createTools(deps: Deps): McpTool[] {
       call.cost = result.cost;
       const { value } = result;
       const meta = readMeta(deps.pricing, result);
-      const rows: Row[] = value.rows.map((r) => projectRow(r, value.fields));
+      const texts = value.rows.map((r) => r.json);
+      // A projection needs each row's members by name; a full row goes out as stored.
+      const members = value.fields === null ? null : rowTokens(texts, value.fields);
       const figures = costFigures(deps, result.cost, value.entry.listCost);
       const order = params.sort === 'desc' ? 'newest first' : 'oldest first';
       const sample = meta.sample ? ' (generated sample data, not real observations)' : '';
       const next = value.nextCursor
         ? `\nnext_cursor: ${value.nextCursor} (pass it as cursor with the same arguments for the next page; each page is one read)`
         : '';
-      const table = rows.length > 0 ? csvTable(meta.fields, rows) : '(no rows match)\n';
+      const table =
+        texts.length === 0
+          ? '(no rows match)\n'
+          : members
+            ? csvOf(meta.fields, members)
+            : csvOfRows(texts, meta.fields);
+      const placeholder = `tmd-rows-${randomUUID()}`;
+      call.rows = {
+        placeholder,
+        json:
+          value.fields === null || members === null ? `[${texts.join(',')}]` : jsonOf(value.fields, members),
+      };
       return {
         content: [
-          text(`${value.entry.key}: ${rows.length} rows, ${order}${sample}\n${table}${next}`),
+          text(`${value.entry.key}: ${texts.length} rows, ${order}${sample}\n${table}${next}`),
           text(costNote(figures)),
         ],
-        structuredContent: { data: rows, meta },
+        structuredContent: { data: placeholder, meta },
         _meta: meteredMeta(figures),
       };
     },
@@ -466,15 +460,19 @@ export function createTools(deps: Deps): McpTool[] {
       const figures = costFigures(deps, result.cost, listCost);
       const items = Object.values(value).find((v): v is Record<string, unknown>[] => Array.isArray(v)) ?? [];
       const columns = items[0] ? Object.keys(items[0]) : [];
+      const table =
+        items.length > 0
+          ? csvOf(
+              columns,
+              items.map((item) => tokensOf(item, columns)),
+            )
+          : '';
       const header = Object.entries(value)
         .filter(([, v]) => !Array.isArray(v))
         .map(([k, v]) => `${k}: ${String(v)}`)
         .join(', ');
       return {
-        content: [
-          text(`${header}\n${items.length > 0 ? csvTable(columns, items) : ''}`),
-          text(costNote(figures)),
-        ],
+        content: [text(`${header}\n${table}`), text(costNote(figures))],
         structuredContent: value,
         _meta: meteredMeta(figures),
       };

@@ -41,6 +41,7 @@ export class RedisLimiter implements Limiter {
       connectTimeout: 2000,
       // Keep trying, never more than a second apart: recovery is noticed within about a second.
       retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
+      enableAutoPipelining: true,
     }) as ScriptedRedis;
     // Errors surface on the calls that fail; the connection's own error events would otherwise crash.
     this.#redis.on('error', () => {});

@@ -1,0 +1,1 @@
+await import('./serve-service.ts');
