@@ -1,5 +1,4 @@
 /** MemoryLimiter: the in-process adapter, for one node. State is lost on restart (documented). */
-import { randomBytes } from 'node:crypto';
 import type { AdmitRequest, AdmitResult, Limiter, WindowCheck, WindowDecision, WindowState } from './port.ts';
 
 /** Admission times of one sliding window, oldest first from `head` (amortised O(1) expiry). */
@@ -39,6 +38,7 @@ export class MemoryLimiter implements Limiter {
   readonly #fixed = new Map<string, { count: number; until: number }>();
   /** Slots: slot id -> lease expiry, per key. */
   readonly #slots = new Map<string, Map<string, number>>();
+  #slotCounter = 0;
   #sweepAt = 0;
 
   #log(key: string, windowMs: number, now: number): SlidingLog {
@@ -118,7 +118,9 @@ export class MemoryLimiter implements Limiter {
         // The earliest lease to expire bounds the wait; most slots come back much sooner.
         return { allowed: false, code: 'concurrency_limit', retryAfterMs: 1000, windows: strip() };
       }
-      slotId = randomBytes(8).toString('hex');
+      // Unique within this process is enough; a counter spares a randomBytes syscall per admission.
+      this.#slotCounter = (this.#slotCounter + 1) % Number.MAX_SAFE_INTEGER;
+      slotId = this.#slotCounter.toString(36);
       slots.set(slotId, now + request.slot.leaseMs);
     }
     request.windows.forEach((check, index) => {

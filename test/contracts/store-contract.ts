@@ -418,6 +418,12 @@ export function runStoreContract(
         const entries = (await store.listEntries(owner.walletId)).filter((e) => e.kind === 'burn');
         assert.equal(entries.length, 20);
         assert.equal(new Set(entries.map((e) => e.requestId)).size, 20, 'one entry per served debit');
+        results.forEach((r, i) => {
+          if (!r.ok) return;
+          const entry = entries.find((e) => e.id === r.entryId);
+          assert.equal(entry?.requestId, `req_c${i}`, 'each debit names its own entry, batched or not');
+          assert.equal(entry?.balanceAfterMicros, r.balanceMicros);
+        });
         assert.ok(entries.every((e) => e.balanceAfterMicros >= 0n));
         assert.equal((await store.listUsage({ accountId: owner.id }, null, 100)).length, 20);
         assert.equal((await store.getWallet(owner.walletId))?.balanceMicros, 0n);

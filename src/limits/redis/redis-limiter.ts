@@ -24,7 +24,14 @@ export interface RedisLimiterOptions {
   commandTimeoutMs?: number;
 }
 
-const uid = () => randomBytes(9).toString('base64url');
+// Members and slot ids only need to be unique across nodes: a random prefix per process and a counter
+// (as request ids are), rather than two randomBytes calls, each a syscall, on every admission.
+const processPrefix = randomBytes(9).toString('base64url');
+let counter = 0;
+const uid = () => {
+  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+  return `${processPrefix}${counter.toString(36)}`;
+};
 
 export class RedisLimiter implements Limiter {
   readonly #redis: ScriptedRedis;
@@ -41,7 +48,6 @@ export class RedisLimiter implements Limiter {
       connectTimeout: 2000,
       // Keep trying, never more than a second apart: recovery is noticed within about a second.
       retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
-      enableAutoPipelining: true,
     }) as ScriptedRedis;
     // Errors surface on the calls that fail; the connection's own error events would otherwise crash.
     this.#redis.on('error', () => {});

@@ -149,4 +149,72 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       END $$;
     `,
   },
+  {
+    version: 3,
+    name: 'group-commit debit function: entries and usage events written per batch',
+    // Same signature, same result, same debits: each is still its own conditional UPDATE ... WHERE
+    // balance_micros >= amount, in the order given, in one transaction. What changes is the writing of
+    // the rows that go with them: one INSERT of the batch's ledger entries and one of its usage events
+    // instead of two statements per debit, whose executor start-up cost PostgreSQL more than the rows
+    // (about 20 us a debit). An entry goes back to its debit by (wallet, balance after): within a batch
+    // every burn of a wallet lowers its balance, and the row lock holds until COMMIT, so the pair is unique.
+    sql: `
+      CREATE OR REPLACE FUNCTION tmd_debit_batch(
+        p_wallet text[], p_amount bigint[], p_month text[], p_at bigint[], p_request text[], p_key text[],
+        p_account text[], p_dataset text[], p_channel text[], p_list bigint[], p_cost bigint[], p_burned bigint[],
+        p_outcome text[], p_rows integer[]
+      ) RETURNS TABLE (o_index integer, o_balance bigint, o_month_micros bigint, o_entry bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        n integer := coalesce(array_length(p_wallet, 1), 0);
+        v_balance bigint[] := array_fill(NULL::bigint, ARRAY[n]);
+        v_month bigint[] := array_fill(NULL::bigint, ARRAY[n]);
+        v_b bigint;
+        v_m bigint;
+      BEGIN
+        FOR i IN 1 .. n LOOP
+          CONTINUE WHEN p_amount[i] <= 0;
+          UPDATE wallets w
+             SET balance_micros = w.balance_micros - p_amount[i],
+                 burn_month_micros = CASE WHEN w.burn_month = p_month[i]
+                                          THEN w.burn_month_micros + p_amount[i] ELSE p_amount[i] END,
+                 burn_month = p_month[i]
+           WHERE w.id = p_wallet[i] AND w.balance_micros >= p_amount[i]
+          RETURNING w.balance_micros, w.burn_month_micros INTO v_b, v_m;
+          IF FOUND THEN
+            v_balance[i] := v_b;
+            v_month[i] := v_m;
+          END IF;
+        END LOOP;
+        -- Refused debits (no balance) write nothing and return no row; zero-burn records (amount 0)
+        -- write their usage event only.
+        RETURN QUERY
+        WITH item AS (
+          SELECT x.* FROM unnest(p_wallet, p_amount, p_at, p_request, v_balance, v_month)
+                 WITH ORDINALITY AS x(x_wallet, x_amount, x_at, x_request, x_balance, x_month, x_idx)
+           WHERE x.x_amount = 0 OR x.x_balance IS NOT NULL
+        ), entry AS (
+          INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id)
+          SELECT item.x_wallet, 'burn', -item.x_amount, item.x_balance, item.x_at, item.x_request
+            FROM item WHERE item.x_amount > 0 ORDER BY item.x_idx
+          RETURNING ledger_entries.id, ledger_entries.wallet_id, ledger_entries.balance_after_micros
+        ), used AS (
+          INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros,
+                                    cost_micros, burned_micros, outcome, rows, at)
+          SELECT u.u_request, u.u_key, u.u_account, u.u_wallet, u.u_dataset, u.u_channel, u.u_list, u.u_cost,
+                 u.u_burned, u.u_outcome, u.u_rows, u.u_at
+            FROM unnest(p_request, p_key, p_account, p_wallet, p_dataset, p_channel, p_list, p_cost, p_burned,
+                        p_outcome, p_rows, p_at, p_amount, v_balance)
+                 WITH ORDINALITY AS u(u_request, u_key, u_account, u_wallet, u_dataset, u_channel, u_list, u_cost,
+                                      u_burned, u_outcome, u_rows, u_at, u_amount, u_balance, u_idx)
+           WHERE u.u_amount = 0 OR u.u_balance IS NOT NULL
+           ORDER BY u.u_idx
+        )
+        SELECT item.x_idx::integer, item.x_balance, item.x_month, entry.id
+          FROM item LEFT JOIN entry
+            ON entry.wallet_id = item.x_wallet AND entry.balance_after_micros = item.x_balance
+         ORDER BY item.x_idx;
+      END $$;
+    `,
+  },
 ];

@@ -1,1 +1,0 @@
-await import('./serve-service.ts');
