@@ -26,8 +26,29 @@ const MAX_ENTRIES = 50_000;
 export function withKeyCache(store: Store, ttlMs: number, now: () => number = Date.now): Store {
   if (ttlMs <= 0) return store;
   const byDigest = new Map<string, Entry>();
+  // Digests cached per wallet, so a debit touches only its wallet's entries (it runs on every read).
+  const byWallet = new Map<string, Set<string>>();
+  const drop = (digest: string) => {
+    const entry = byDigest.get(digest);
+    if (!entry) return;
+    byDigest.delete(digest);
+    const digests = byWallet.get(entry.context.wallet.id);
+    digests?.delete(digest);
+    if (digests?.size === 0) byWallet.delete(entry.context.wallet.id);
+  };
+  const put = (digest: string, entry: Entry) => {
+    drop(digest);
+    if (byDigest.size >= MAX_ENTRIES) {
+      byDigest.clear();
+      byWallet.clear();
+    }
+    byDigest.set(digest, entry);
+    const digests = byWallet.get(entry.context.wallet.id) ?? new Set<string>();
+    digests.add(digest);
+    byWallet.set(entry.context.wallet.id, digests);
+  };
   const evict = (match: (context: KeyContext) => boolean) => {
-    for (const [digest, entry] of byDigest) if (match(entry.context)) byDigest.delete(digest);
+    for (const [digest, entry] of byDigest) if (match(entry.context)) drop(digest);
   };
 
   const overrides: Partial<Store> = {
@@ -35,18 +56,15 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
       const hit = byDigest.get(digest);
       if (hit && now() - hit.cachedAt < ttlMs) return hit.context;
       const context = await store.findKeyByDigest(digest);
-      if (context) {
-        if (byDigest.size >= MAX_ENTRIES) byDigest.clear();
-        byDigest.set(digest, { context, cachedAt: now() });
-      } else {
-        byDigest.delete(digest);
-      }
+      if (context) put(digest, { context, cachedAt: now() });
+      else drop(digest);
       return context;
     },
     async debit(input: DebitInput): Promise<DebitResult> {
       const result = await store.debit(input);
-      for (const entry of byDigest.values()) {
-        if (entry.context.wallet.id !== input.walletId) continue;
+      for (const digest of byWallet.get(input.walletId) ?? []) {
+        const entry = byDigest.get(digest);
+        if (!entry) continue;
         entry.context = {
           ...entry.context,
           wallet: {
@@ -60,7 +78,7 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     },
     async credit(input: CreditInput): Promise<CreditResult> {
       const result = await store.credit(input);
-      evict((c) => c.wallet.id === input.walletId);
+      for (const digest of [...(byWallet.get(input.walletId) ?? [])]) drop(digest);
       return result;
     },
     async revokeKey(id: string, at: number): Promise<boolean> {
