@@ -6,6 +6,8 @@ export type Channel = 'rest' | 'mcp' | 'terminal';
 
 export interface Pricing {
   readonly tiers: readonly Tier[];
+  /** Each tier's min_tokens in micros, computed once: tierFor runs on every request. */
+  readonly tierThresholdsMicros: readonly bigint[];
   readonly defaultCost: number;
   readonly costs: Readonly<Record<string, number>>;
   readonly terminalSurchargePercent: bigint;
@@ -16,6 +18,7 @@ export interface Pricing {
 export function makePricing(file: ServiceFile): Pricing {
   return {
     tiers: file.pricing.loyalty_tiers,
+    tierThresholdsMicros: file.pricing.loyalty_tiers.map((t) => BigInt(t.min_tokens) * MICROS_PER_TOKEN),
     defaultCost: file.pricing.default_endpoint_cost,
     costs: file.pricing.endpoint_costs,
     terminalSurchargePercent: BigInt(file.pricing.terminal_surcharge_percent),
@@ -35,9 +38,9 @@ export function isP0(pricing: Pricing, key: string): boolean {
 /** The highest tier whose min_tokens is at most the tokens burned this UTC month. */
 export function tierFor(pricing: Pricing, burnedMicros: bigint): Tier {
   let current = pricing.tiers[0] as Tier;
-  for (const tier of pricing.tiers) {
-    if (BigInt(tier.min_tokens) * MICROS_PER_TOKEN <= burnedMicros) current = tier;
-  }
+  pricing.tiers.forEach((tier, index) => {
+    if ((pricing.tierThresholdsMicros[index] as bigint) <= burnedMicros) current = tier;
+  });
   return current;
 }
 
