@@ -17,13 +17,11 @@ import type {
   CreditResult,
   DebitInput,
   DebitResult,
-  EntryKind,
   KeyContext,
   KeyRecord,
   LedgerAudit,
   LedgerEntry,
   NewAccount,
-  Plan,
   RowQuery,
   RowSource,
   SessionRecord,
@@ -32,106 +30,27 @@ import type {
   StoredRow,
   UsageEvent,
   UsageInput,
-  UsageOutcome,
   WalletRecord,
 } from '../port.ts';
+import {
+  accountColumns,
+  accountFrom,
+  big,
+  type DbRow,
+  entryFrom,
+  keyColumns,
+  keyFrom,
+  num,
+  optNum,
+  str,
+  usageFrom,
+  walletColumns,
+  walletFrom,
+} from '../rows.ts';
 import { postgresMigrations } from './migrations.ts';
-
-type DbRow = Record<string, unknown>;
-
-// pg returns bigint columns as decimal strings: parsed here, exactly, never through a float.
-const num = (v: unknown): number => Number(v);
-const big = (v: unknown): bigint => BigInt(v as bigint | number | string);
-const str = (v: unknown): string => String(v);
-const optNum = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const optBig = (v: unknown): bigint | null => (v === null || v === undefined ? null : big(v));
-const optStr = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** Lock ids for pg_advisory_xact_lock: migrations, and one sample load per dataset. */
 const MIGRATION_LOCK = 0x746d_6401;
-
-function walletFrom(r: DbRow, p = ''): WalletRecord {
-  return {
-    id: str(r[`${p}id`]),
-    accountId: optStr(r[`${p}account_id`]),
-    balanceMicros: big(r[`${p}balance_micros`]),
-    burnMonth: str(r[`${p}burn_month`]),
-    burnMonthMicros: big(r[`${p}burn_month_micros`]),
-  };
-}
-
-function accountFrom(r: DbRow, p = ''): AccountRecord {
-  return {
-    id: str(r[`${p}id`]),
-    email: optStr(r[`${p}email`]),
-    passwordHash: optStr(r[`${p}password_hash`]),
-    plan: str(r[`${p}plan`]) as Plan,
-    packageId: optStr(r[`${p}package_id`]),
-    walletId: str(r[`${p}wallet_id`]),
-    createdAt: num(r[`${p}created_at`]),
-    publicTestStartedAt: optNum(r[`${p}public_test_started_at`]),
-  };
-}
-
-function keyFrom(r: DbRow, p = ''): KeyRecord {
-  return {
-    id: str(r[`${p}id`]),
-    kind: str(r[`${p}kind`]) as KeyKind,
-    digest: str(r[`${p}digest`]),
-    displayPrefix: str(r[`${p}display_prefix`]),
-    name: optStr(r[`${p}name`]),
-    accountId: optStr(r[`${p}account_id`]),
-    walletId: str(r[`${p}wallet_id`]),
-    createdAt: num(r[`${p}created_at`]),
-    expiresAt: optNum(r[`${p}expires_at`]),
-    revokedAt: optNum(r[`${p}revoked_at`]),
-    dailyCapMicros: optBig(r[`${p}daily_cap_micros`]),
-    monthlyCapMicros: optBig(r[`${p}monthly_cap_micros`]),
-  };
-}
-
-function entryFrom(r: DbRow): LedgerEntry {
-  return {
-    id: str(r.id),
-    walletId: str(r.wallet_id),
-    kind: str(r.kind) as EntryKind,
-    amountMicros: big(r.amount_micros),
-    balanceAfterMicros: big(r.balance_after_micros),
-    createdAt: num(r.created_at),
-    requestId: optStr(r.request_id),
-    idempotencyKey: optStr(r.idempotency_key),
-    memo: optStr(r.memo),
-  };
-}
-
-function usageFrom(r: DbRow): UsageEvent {
-  return {
-    id: str(r.id),
-    requestId: str(r.request_id),
-    keyId: optStr(r.key_id),
-    accountId: optStr(r.account_id),
-    walletId: str(r.wallet_id),
-    dataset: str(r.dataset),
-    channel: str(r.channel) as UsageEvent['channel'],
-    listCostMicros: big(r.list_cost_micros),
-    costMicros: big(r.cost_micros),
-    burnedMicros: big(r.burned_micros),
-    outcome: str(r.outcome) as UsageOutcome,
-    rows: num(r.rows),
-    at: num(r.at),
-  };
-}
-
-const keyColumns =
-  'k.id AS k_id, k.kind AS k_kind, k.digest AS k_digest, k.display_prefix AS k_display_prefix, k.name AS k_name, ' +
-  'k.account_id AS k_account_id, k.wallet_id AS k_wallet_id, k.created_at AS k_created_at, k.expires_at AS k_expires_at, ' +
-  'k.revoked_at AS k_revoked_at, k.daily_cap_micros AS k_daily_cap_micros, k.monthly_cap_micros AS k_monthly_cap_micros';
-const walletColumns =
-  'w.id AS w_id, w.account_id AS w_account_id, w.balance_micros AS w_balance_micros, w.burn_month AS w_burn_month, ' +
-  'w.burn_month_micros AS w_burn_month_micros';
-const accountColumns =
-  'a.id AS a_id, a.email AS a_email, a.password_hash AS a_password_hash, a.plan AS a_plan, a.package_id AS a_package_id, ' +
-  'a.wallet_id AS a_wallet_id, a.created_at AS a_created_at, a.public_test_started_at AS a_public_test_started_at';
 
 /** SQLSTATE classes and client codes that mean "the database cannot be reached", not "the query is wrong". */
 const unavailableCodes = new Set([
