@@ -1,8 +1,9 @@
 /** read_dataset's CSV and JSON come from the stored rows' text: they must equal what parsing them gives. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { csvCell } from '../src/http/csv.ts';
-import { csvOf, csvOfRows, jsonOf, rowTokens } from '../src/mcp/raw-rows.ts';
+import { csvCell, csvRecord } from '../src/catalog/csv.ts';
+import type { Row } from '../src/catalog/types.ts';
+import { csvOf, csvOfLines, csvOfRows, jsonOf, rowTokens } from '../src/mcp/raw-rows.ts';
 
 const columns = ['symbol', 'name', 'close', 'volume', 'active', 'note', 'missing'];
 
@@ -35,6 +36,8 @@ test('stored rows scanned as text give the CSV and the projected JSON that parsi
   const tokens = rowTokens(texts, columns);
   assert.equal(csvOf(columns, tokens), expectedCsv(rows));
   assert.equal(csvOfRows(texts, columns), expectedCsv(rows), 'rows with all, some or other members');
+  const lines = rows.map((r) => csvRecord(r as Row, columns));
+  assert.equal(csvOfLines(columns, lines), expectedCsv(rows), 'lines rendered at load give the same CSV');
   const projected = rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null])));
   assert.equal(jsonOf(columns, tokens), JSON.stringify(projected));
 });

@@ -1,7 +1,8 @@
 /** Data reads: the envelope, filters, fields, paging, sorting, CSV, and the catalog. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { csvCell } from '../src/http/csv.ts';
+import { csvCell } from '../src/catalog/csv.ts';
+import { rpc, toolCall } from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -126,6 +127,61 @@ describe('CSV reads', () => {
     assert.ok(lines[0]?.split(',').includes('symbol'));
     assert.equal(byParam.headers.get('x-token-cost'), '2');
     assert.ok(byParam.headers.get('x-next-cursor'));
+  });
+
+  test('full-row CSV (REST and MCP) joins lines stored at load; rows loaded without them render the same bytes', async () => {
+    const dataset = 'macro/fed-ddp-series';
+    const entry = server.deps.reads.resolve(dataset);
+    // Awkward but real-shaped rows: formula starts, quotes, commas, line breaks, nulls, a missing field.
+    const rows = Array.from({ length: 30 }, (_, i) => {
+      const row: Record<string, string | number | boolean | null> = {};
+      entry.columns.forEach((column, c) => {
+        if (column === entry.dataset.time_field)
+          row[column] = `2026-01-${String(1 + (i % 28)).padStart(2, '0')}`;
+        else if (c % 4 === 0) row[column] = i % 3 === 0 ? null : i * 1.25 - 7;
+        else if (c % 4 === 1)
+          row[column] = ['=SUM(A1)', 'plain', 'a, "b"', 'two\nlines', ' pad '][i % 5] as string;
+        else if (c % 4 === 2) row[column] = i % 2 === 0;
+        else if (i % 4 !== 0) row[column] = `v${i}`;
+      });
+      return row;
+    });
+    const read = async () => {
+      const rest = await get(`/api/v1/data/${dataset}?limit=50&format=csv`);
+      assert.equal(rest.status, 200, rest.text);
+      const mcp = await rpc(server, bearer(key), toolCall('read_dataset', { dataset, limit: 50 }));
+      assert.equal(mcp.status, 200, mcp.text);
+      return { rest: rest.text, mcp: mcp.json.result.content[0].text as string };
+    };
+    const { store } = server.deps;
+    assert.equal(
+      await store.loadRows(entry.dataset.key, entry.dataset.time_field, rows, 'import', entry.columns),
+      true,
+    );
+    const stored = await store.queryRows({
+      dataset: entry.dataset.key,
+      filters: {},
+      descending: true,
+      limit: 1,
+      csvColumns: entry.csvColumns,
+    });
+    assert.equal(typeof stored[0]?.csv, 'string', 'the load stored CSV lines');
+    const fromLines = await read();
+    // The same rows without stored lines (as loaded before they existed): rendered from the JSON per read.
+    assert.equal(await store.loadRows(entry.dataset.key, entry.dataset.time_field, rows, 'import'), true);
+    const rendered = await read();
+    assert.equal(fromLines.rest, rendered.rest);
+    assert.equal(fromLines.mcp, rendered.mcp);
+    // And both equal the CSV written from the JSON answer with the REST rules.
+    const json = await get(`/api/v1/data/${dataset}?limit=50`);
+    const expected = [
+      entry.columns.map((c) => csvCell(c)).join(','),
+      ...json.json.data.map((r: Record<string, string | number | boolean | null>) =>
+        entry.columns.map((c) => csvCell(r[c])).join(','),
+      ),
+    ];
+    assert.equal(fromLines.rest, `${expected.join('\r\n')}\r\n`);
+    assert.ok(fromLines.mcp.includes(`\n${expected.join('\n')}\n`), fromLines.mcp);
   });
 
   test('cells that a spreadsheet would run as formulas are neutralised', () => {

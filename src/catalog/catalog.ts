@@ -1,5 +1,6 @@
 /** The catalog at run time: every priced key and alias resolved to its dataset, price and P0 status. */
 import { isP0, listCostOf, type Pricing } from '../domain/pricing.ts';
+import { csvColumnsKey } from './csv.ts';
 import type { DatasetDef } from './types.ts';
 
 export interface CatalogEntry {
@@ -10,6 +11,10 @@ export interface CatalogEntry {
   dataset: DatasetDef;
   listCost: number;
   p0: boolean;
+  /** The dataset's field names in catalog order: the columns of a full (unprojected) row. */
+  columns: readonly string[];
+  /** `csvColumnsKey(columns)`: names the stored CSV lines a full-row CSV answer can use. */
+  csvColumns: string;
 }
 
 export class Catalog {
@@ -19,6 +24,8 @@ export class Catalog {
   constructor(datasets: readonly DatasetDef[], pricing: Pricing) {
     this.datasets = datasets;
     for (const dataset of datasets) {
+      const columns = dataset.fields.map((f) => f.name);
+      const csvColumns = csvColumnsKey(columns);
       for (const key of [dataset.key, ...dataset.aliases]) {
         const slash = key.indexOf('/');
         this.#entries.set(key, {
@@ -28,6 +35,8 @@ export class Catalog {
           dataset,
           listCost: listCostOf(pricing, key),
           p0: isP0(pricing, key),
+          columns,
+          csvColumns,
         });
       }
     }

@@ -321,7 +321,7 @@ export class Operator {
       }
     }
     const all = kept.length > 0 ? [...kept, ...rows] : rows;
-    await store.loadRows(dataset.key, dataset.time_field, all, 'import');
+    await store.loadRows(dataset.key, dataset.time_field, all, 'import', entry.columns);
     return { dataset: dataset.key, rows: all.length, kept: kept.length };
   }
 }

@@ -17,6 +17,26 @@ export interface ReadResult {
   source: RowSource;
 }
 
+export interface ReadOptions {
+  /** The answer is CSV: fetch the stored CSV lines of full rows too. */
+  csv?: boolean;
+}
+
+/**
+ * The CSV lines of a page of full rows, when every row has its stored line; null otherwise (a
+ * projection, rows loaded before lines were stored, or a catalog changed since the load).
+ */
+export function storedCsvLines(result: ReadResult): string[] | null {
+  if (result.fields !== null) return null;
+  const lines: string[] = new Array(result.rows.length);
+  for (let i = 0; i < result.rows.length; i++) {
+    const csv = result.rows[i]?.csv;
+    if (typeof csv !== 'string') return null;
+    lines[i] = csv;
+  }
+  return lines;
+}
+
 export interface ReadDeps extends MeterDeps {
   catalog: Catalog;
   cursors: CursorCodec;
@@ -66,6 +86,7 @@ export class DataReads {
         entry.dataset.time_field,
         generateSampleRows(entry.dataset),
         'sample',
+        entry.columns,
       );
       found = await store.datasetSource(entry.dataset.key);
     }
@@ -74,11 +95,17 @@ export class DataReads {
     return source;
   }
 
-  /** Fetches one page without metering: the caller must meter it (see `read`). */
-  async fetch(entry: CatalogEntry, params: ReadParams): Promise<ReadResult> {
+  /**
+   * Fetches one page without metering: the caller must meter it (see `read`). With `csv`, full rows
+   * come with their stored CSV lines (`StoredRow.csv`) where the store has them.
+   */
+  async fetch(entry: CatalogEntry, params: ReadParams, options: ReadOptions = {}): Promise<ReadResult> {
     const plan = planRead(entry, params, this.#deps.cursors);
     const source = await this.ensureRows(entry);
-    const rows = await this.#deps.store.queryRows({ ...plan.query, limit: plan.query.limit + 1 });
+    const query = { ...plan.query, limit: plan.query.limit + 1 };
+    const rows = await this.#deps.store.queryRows(
+      options.csv && plan.fields === null ? { ...query, csvColumns: entry.csvColumns } : query,
+    );
     let nextCursor: string | null = null;
     if (rows.length > plan.query.limit) {
       rows.length = plan.query.limit;
@@ -97,11 +124,12 @@ export class DataReads {
     requestId: string,
     key: string,
     params: ReadParams,
+    options: ReadOptions = {},
   ): Promise<Metered<ReadResult>> {
     const entry = this.resolve(key);
     const item = { label: entry.key, listCost: entry.listCost, p0: entry.p0 };
     return meter(this.#deps, caller, requestId, entry.key, [item], async () => {
-      const value = await this.fetch(entry, params);
+      const value = await this.fetch(entry, params, options);
       return { value, rows: value.rows.length };
     });
   }

@@ -4,7 +4,7 @@
  * numbers back: on a 100-row page that parse and re-print would be most of the cost of the call. A row
  * that is not such a flat object falls back to JSON.parse.
  */
-import { csvCell } from '../http/csv.ts';
+import { csvCell } from '../catalog/csv.ts';
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -148,6 +148,11 @@ export function csvOfRows(rows: readonly string[], columns: readonly string[]): 
     out += `${line}\n`;
   }
   return out;
+}
+
+/** A header over `columns` and rows' stored CSV lines (`csvRecord`), with LF line ends. */
+export function csvOfLines(columns: readonly string[], lines: readonly string[]): string {
+  return `${columns.map((c) => csvCell(c)).join(',')}\n${lines.join('\n')}\n`;
 }
 
 /** Header and rows as CSV with LF line ends: the compact form a model reads. */

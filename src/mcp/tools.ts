@@ -13,6 +13,7 @@ import type { Caller } from '../domain/caller.ts';
 import { type CostFigures, costHeaders, quote } from '../domain/metering.ts';
 import { formatMicros } from '../domain/money.ts';
 import { costEur } from '../domain/pricing.ts';
+import { storedCsvLines } from '../domain/reads.ts';
 import { recipes } from '../domain/recipes.ts';
 import { AppError, toProblem } from '../errors.ts';
 import { datasetOut, describeEntry, entryOut, presentEntry, searchCatalog } from '../http/routes/catalog.ts';
@@ -20,7 +21,7 @@ import { filterValue, readEnvelope, readMeta } from '../http/routes/data.ts';
 import { accountOut, presentAccount } from '../http/routes/me.ts';
 import { recipeOut } from '../http/routes/recipes.ts';
 import { tokens } from '../http/schemas.ts';
-import { csvOf, csvOfRows, jsonOf, rowTokens, tokensOf } from './raw-rows.ts';
+import { csvOf, csvOfLines, csvOfRows, jsonOf, rowTokens, tokensOf } from './raw-rows.ts';
 
 /** The `_meta` key of a metered tool result: the four figures of the cost headers, and more. */
 export const COST_META_KEY = 'tmd.example/cost';
@@ -400,13 +401,15 @@ export function createTools(deps: Deps): McpTool[] {
         cursor: args.cursor,
         sort: args.sort ?? 'desc',
       };
-      const result = await deps.reads.read(call.caller, call.requestId, args.dataset, params);
+      const result = await deps.reads.read(call.caller, call.requestId, args.dataset, params, { csv: true });
       call.cost = result.cost;
       const { value } = result;
       const meta = readMeta(deps.pricing, result);
       const texts = value.rows.map((r) => r.json);
       // A projection needs each row's members by name; a full row goes out as stored.
       const members = value.fields === null ? null : rowTokens(texts, value.fields);
+      // Full rows have their CSV lines stored with them; others (a projection) are rendered here.
+      const lines = members ? null : storedCsvLines(value);
       const figures = costFigures(deps, result.cost, value.entry.listCost);
       const order = params.sort === 'desc' ? 'newest first' : 'oldest first';
       const sample = meta.sample ? ' (generated sample data, not real observations)' : '';
@@ -418,7 +421,9 @@ export function createTools(deps: Deps): McpTool[] {
           ? '(no rows match)\n'
           : members
             ? csvOf(meta.fields, members)
-            : csvOfRows(texts, meta.fields);
+            : lines
+              ? csvOfLines(meta.fields, lines)
+              : csvOfRows(texts, meta.fields);
       const placeholder = `tmd-rows-${randomUUID()}`;
       call.rows = {
         placeholder,

@@ -165,6 +165,11 @@ export interface RowQuery {
   /** Keyset position of the last row of the previous page. */
   after?: { t: string; id: number };
   limit: number;
+  /**
+   * `csvColumnsKey` of the columns a CSV answer needs: each row then carries its stored CSV line when the
+   * dataset was loaded with exactly those columns, else null. Checked in the same statement as the rows.
+   */
+  csvColumns?: string;
 }
 
 export interface StoredRow {
@@ -172,6 +177,8 @@ export interface StoredRow {
   t: string;
   /** The row as JSON text, served as-is when no field projection is asked for. */
   json: string;
+  /** The row's stored CSV line (no line end), when the query asked for `csvColumns` and they match. */
+  csv?: string | null;
 }
 
 export interface Store {
@@ -233,8 +240,15 @@ export interface Store {
   /**
    * Loads a dataset's rows. `sample` loads only into an empty dataset (idempotent across processes);
    * `import` replaces whatever was there. Returns false when a sample load found rows already.
+   * With `csvColumns`, each row's CSV line over those columns (`csvRecord`) is stored beside it.
    */
-  loadRows(dataset: string, timeField: string, rows: readonly Row[], source: RowSource): Promise<boolean>;
+  loadRows(
+    dataset: string,
+    timeField: string,
+    rows: readonly Row[],
+    source: RowSource,
+    csvColumns?: readonly string[],
+  ): Promise<boolean>;
   datasetSource(dataset: string): Promise<{ source: RowSource; rows: number; loadedAt: number } | null>;
   queryRows(query: RowQuery): Promise<StoredRow[]>;
 }

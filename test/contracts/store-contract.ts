@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { csvColumnsKey } from '../../src/catalog/csv.ts';
 import type { Row } from '../../src/catalog/types.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { type KeyKind, newKey } from '../../src/domain/keys.ts';
@@ -588,6 +589,60 @@ export function runStoreContract(
         assert.equal(
           (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 })).length,
           5,
+        );
+      });
+
+      test('rows loaded with CSV columns carry their CSV line for exactly those columns', async () => {
+        const other = `test/csv-${unique()}`;
+        const odd: Row[] = [
+          { date: '2026-02-01', symbol: '=HYPERLINK("x")', note: 'a, "quoted" cell', close: -1.25 },
+          { date: '2026-02-02', symbol: 'MSFT', note: null, close: 3 },
+        ];
+        const columns = ['date', 'symbol', 'note', 'close', 'absent'];
+        assert.equal(await store.loadRows(other, 'date', odd, 'import', columns), true);
+        const key = csvColumnsKey(columns);
+        const page = await store.queryRows({
+          dataset: other,
+          filters: {},
+          descending: false,
+          limit: 10,
+          csvColumns: key,
+        });
+        // Written out, not derived: formula guard, quoting and empty cells as the REST CSV writes them.
+        assert.deepEqual(
+          page.map((r) => r.csv),
+          [`2026-02-01,"'=HYPERLINK(""x"")","a, ""quoted"" cell",-1.25,`, '2026-02-02,MSFT,,3,'],
+        );
+        assert.deepEqual(JSON.parse(page[0]?.json ?? ''), odd[0], 'the JSON is unchanged');
+        const otherColumns = await store.queryRows({
+          dataset: other,
+          filters: {},
+          descending: false,
+          limit: 10,
+          csvColumns: csvColumnsKey(['date', 'symbol']),
+        });
+        assert.deepEqual(
+          otherColumns.map((r) => r.csv),
+          [null, null],
+          'lines rendered over other columns are not offered',
+        );
+        const plain = await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 10 });
+        assert.ok(
+          plain.every((r) => r.csv === undefined),
+          'no lines unless asked for',
+        );
+        // A load without columns (an older loader) leaves no lines behind, even under the same key.
+        assert.equal(await store.loadRows(other, 'date', odd, 'import'), true);
+        const reloaded = await store.queryRows({
+          dataset: other,
+          filters: {},
+          descending: false,
+          limit: 10,
+          csvColumns: key,
+        });
+        assert.deepEqual(
+          reloaded.map((r) => r.csv),
+          [null, null],
         );
       });
 

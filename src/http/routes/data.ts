@@ -1,14 +1,14 @@
 /** GET /api/v1/data/{domain}/{name}: the metered read, as JSON or CSV. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { csvLine } from '../../catalog/csv.ts';
 import { DEFAULT_LIMIT, type ReadParams, readOptionsShape } from '../../catalog/read-plan.ts';
 import type { Deps } from '../../deps.ts';
 import { costHeaders, type Metered } from '../../domain/metering.ts';
 import type { Pricing } from '../../domain/pricing.ts';
-import { projectRow, type ReadResult } from '../../domain/reads.ts';
+import { projectRow, type ReadResult, storedCsvLines } from '../../domain/reads.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
-import { csvLine } from '../csv.ts';
 import { problems, tokens } from '../schemas.ts';
 
 export const filterValue = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)]);
@@ -84,7 +84,7 @@ export function readMeta(pricing: Pricing, result: Metered<ReadResult>) {
     canonical_key: value.entry.dataset.key,
     count: value.rows.length,
     next_cursor: value.nextCursor,
-    fields: value.fields ?? value.entry.dataset.fields.map((f) => f.name),
+    fields: value.fields ?? [...value.entry.columns],
     time_field: value.entry.dataset.time_field,
     sample: value.source === 'sample',
     ...(value.source === 'sample' ? { notice: 'Generated sample data, not real observations.' } : {}),
@@ -108,11 +108,16 @@ export function sendRead(
   reply.headers(costHeaders(deps.pricing, cost));
   reply.header('x-data-sample', String(value.source === 'sample'));
   if (csv) {
-    const columns = value.fields ?? value.entry.dataset.fields.map((f) => f.name);
+    const columns = value.fields ?? value.entry.columns;
+    const stored = storedCsvLines(value);
     let body = csvLine(columns);
-    for (const row of value.rows) {
-      const projected = projectRow(row, columns);
-      body += csvLine(columns.map((c) => projected[c]));
+    if (stored) {
+      if (stored.length > 0) body += `${stored.join('\r\n')}\r\n`;
+    } else {
+      for (const row of value.rows) {
+        const projected = projectRow(row, columns);
+        body += csvLine(columns.map((c) => projected[c]));
+      }
     }
     if (value.nextCursor) reply.header('x-next-cursor', value.nextCursor);
     return reply
@@ -185,6 +190,7 @@ export function registerDataRoutes(app: TypedApp, deps: Deps): void {
         request.id,
         `${request.params.domain}/${request.params.name}`,
         params,
+        { csv },
       );
       return sendRead(deps, reply, result, csv);
     },

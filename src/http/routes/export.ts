@@ -1,13 +1,13 @@
 /** GET /api/v1/export/{domain}/{name}: a whole dataset as NDJSON or CSV, charged once before it streams. */
 import { Readable } from 'node:stream';
 import { z } from 'zod';
+import { csvLine } from '../../catalog/csv.ts';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { DataExports, EXPORT_ROWS_PER_UNIT } from '../../domain/export.ts';
 import { costHeaders } from '../../domain/metering.ts';
 import { projectRow } from '../../domain/reads.ts';
 import type { TypedApp } from '../app.ts';
-import { csvLine } from '../csv.ts';
 import { problems } from '../schemas.ts';
 
 export function registerExportRoutes(app: TypedApp, deps: Deps): void {

@@ -217,4 +217,13 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       END $$;
     `,
   },
+  {
+    version: 4,
+    name: 'stored CSV lines of dataset rows',
+    // As SQLite migration 3: each row's CSV cells rendered once at load, over dataset_sources.csv_columns.
+    sql: `
+      ALTER TABLE dataset_rows ADD COLUMN csv text;
+      ALTER TABLE dataset_sources ADD COLUMN csv_columns text;
+    `,
+  },
 ];

@@ -8,6 +8,7 @@
  * unmetered, and the client reconnects on the next query, so the service recovers without a restart.
  */
 import pg from 'pg';
+import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import type { KeyKind } from '../../domain/keys.ts';
 import { AppError } from '../../errors.ts';
@@ -746,6 +747,7 @@ export class PostgresStore implements Store {
     timeField: string,
     rows: readonly Row[],
     source: RowSource,
+    csvColumns?: readonly string[],
   ): Promise<boolean> {
     const loaded = await this.#tx(async (tx) => {
       // One loader per dataset at a time across every node; the others then see it loaded.
@@ -757,21 +759,25 @@ export class PostgresStore implements Store {
       for (let start = 0; start < rows.length; start += chunk) {
         const slice = rows.slice(start, start + chunk);
         await tx.query(
-          `INSERT INTO dataset_rows (dataset, id, t, data)
-           SELECT $1, x.id, x.t, x.d::json FROM unnest($2::int[], $3::text[], $4::text[]) AS x(id, t, d)`,
+          `INSERT INTO dataset_rows (dataset, id, t, data, csv)
+           SELECT $1, x.id, x.t, x.d::json, x.c
+             FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS x(id, t, d, c)`,
           [
             dataset,
             slice.map((_, index) => start + index + 1),
             slice.map((row) => String(row[timeField] ?? '')),
             slice.map((row) => JSON.stringify(row)),
+            slice.map((row) => (csvColumns ? csvRecord(row, csvColumns) : null)),
           ],
         );
       }
       await tx.query(
-        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at) VALUES ($1, $2, $3, $4)
+        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns)
+         VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (dataset) DO UPDATE
-           SET source = excluded.source, row_count = excluded.row_count, loaded_at = excluded.loaded_at`,
-        [dataset, source, rows.length, Date.now()],
+           SET source = excluded.source, row_count = excluded.row_count, loaded_at = excluded.loaded_at,
+               csv_columns = excluded.csv_columns`,
+        [dataset, source, rows.length, Date.now(), csvColumns ? csvColumnsKey(csvColumns) : null],
       );
       return true;
     });
@@ -807,11 +813,24 @@ export class PostgresStore implements Store {
     }
     if (q.after) where.push(`(t, id) ${q.descending ? '<' : '>'} (${bind(q.after.t)}, ${bind(q.after.id)})`);
     const direction = q.descending ? 'DESC' : 'ASC';
+    // The stored lines count only if they were rendered over the columns asked for; one statement, so
+    // the check and the rows come from the same snapshot.
+    const csv =
+      q.csvColumns === undefined
+        ? ''
+        : `, CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = $1) = ${bind(q.csvColumns)} THEN csv END AS csv`;
     const rows = await this.#rows(
-      `SELECT id, t, data::text AS json FROM dataset_rows WHERE ${where.join(' AND ')}
+      `SELECT id, t, data::text AS json${csv} FROM dataset_rows WHERE ${where.join(' AND ')}
         ORDER BY t ${direction}, id ${direction} LIMIT ${bind(q.limit)}`,
       values,
     );
-    return rows.map((r) => ({ id: num(r.id), t: str(r.t), json: str(r.json) }));
+    if (q.csvColumns === undefined)
+      return rows.map((r) => ({ id: num(r.id), t: str(r.t), json: str(r.json) }));
+    return rows.map((r) => ({
+      id: num(r.id),
+      t: str(r.t),
+      json: str(r.json),
+      csv: r.csv === null ? null : str(r.csv),
+    }));
   }
 }

@@ -104,4 +104,15 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       CREATE INDEX usage_events_key ON usage_events(key_id, at, burned_micros);
     `,
   },
+  {
+    version: 3,
+    name: 'stored CSV lines of dataset rows',
+    // Each row's CSV cells, rendered at load over the columns named in dataset_sources.csv_columns: a CSV
+    // or MCP read joins them instead of rendering every row of every page. Rows loaded before this
+    // migration have none and are rendered per read, as before.
+    sql: `
+      ALTER TABLE dataset_rows ADD COLUMN csv TEXT;
+      ALTER TABLE dataset_sources ADD COLUMN csv_columns TEXT;
+    `,
+  },
 ];

@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import type { KeyKind } from '../../domain/keys.ts';
 import type {
@@ -50,6 +51,7 @@ type DbRow = Record<string, Cell>;
 export class SqliteStore implements Store {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #pageStatements = new Map<string, StatementSync>();
   #batch: { work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
 
   constructor(path: string) {
@@ -71,6 +73,20 @@ export class SqliteStore implements Store {
       this.#statements.set(sql, statement);
     }
     return statement;
+  }
+
+  /**
+   * Rows of a dataset page as arrays of plain values: no BigInts (row ids are small) and no object per
+   * row, on the path every read takes.
+   */
+  #pageRows(sql: string, params: SQLInputValue[]): unknown[][] {
+    let statement = this.#pageStatements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      statement.setReturnArrays(true);
+      this.#pageStatements.set(sql, statement);
+    }
+    return statement.all(...params) as unknown as unknown[][];
   }
 
   #get(sql: string, ...params: SQLInputValue[]): DbRow | undefined {
@@ -485,21 +501,28 @@ export class SqliteStore implements Store {
     timeField: string,
     rows: readonly Row[],
     source: RowSource,
+    csvColumns?: readonly string[],
   ): Promise<boolean> {
     return this.#tx(() => {
       const present = this.#get('SELECT 1 AS present FROM dataset_sources WHERE dataset = ?', dataset);
       if (present && source === 'sample') return false;
       this.#run('DELETE FROM dataset_rows WHERE dataset = ?', dataset);
-      const insert = this.#stmt('INSERT INTO dataset_rows (dataset, id, t, data) VALUES (?, ?, ?, ?)');
+      const insert = this.#stmt(
+        'INSERT INTO dataset_rows (dataset, id, t, data, csv) VALUES (?, ?, ?, ?, ?)',
+      );
       rows.forEach((row, index) => {
-        insert.run(dataset, index + 1, String(row[timeField] ?? ''), JSON.stringify(row));
+        const csv = csvColumns ? csvRecord(row, csvColumns) : null;
+        insert.run(dataset, index + 1, String(row[timeField] ?? ''), JSON.stringify(row), csv);
       });
       this.#run(
-        'INSERT INTO dataset_sources (dataset, source, row_count, loaded_at) VALUES (?, ?, ?, ?) ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count, loaded_at = excluded.loaded_at',
+        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count,
+           loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns`,
         dataset,
         source,
         rows.length,
         Date.now(),
+        csvColumns ? csvColumnsKey(csvColumns) : null,
       );
       return true;
     });
@@ -536,9 +559,25 @@ export class SqliteStore implements Store {
     }
     const direction = q.descending ? 'DESC' : 'ASC';
     params.push(q.limit);
-    return this.#all(
-      `SELECT id, t, data FROM dataset_rows WHERE ${where.join(' AND ')} ORDER BY t ${direction}, id ${direction} LIMIT ?`,
-      ...params,
-    ).map((r) => ({ id: num(r.id), t: str(r.t), json: str(r.data) }));
+    const order = `ORDER BY t ${direction}, id ${direction} LIMIT ?`;
+    if (q.csvColumns === undefined) {
+      const rows = this.#pageRows(
+        `SELECT id, t, data FROM dataset_rows WHERE ${where.join(' AND ')} ${order}`,
+        params,
+      );
+      return rows.map(([id, t, data]) => ({ id: num(id), t: str(t), json: str(data) }));
+    }
+    // The stored lines count only if they were rendered over the columns asked for (one subquery, run once).
+    const rows = this.#pageRows(
+      `SELECT id, t, data, CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = ?) = ? THEN csv END
+         FROM dataset_rows WHERE ${where.join(' AND ')} ${order}`,
+      [q.dataset, q.csvColumns, ...params],
+    );
+    return rows.map(([id, t, data, csv]) => ({
+      id: num(id),
+      t: str(t),
+      json: str(data),
+      csv: csv === null ? null : str(csv),
+    }));
   }
 }
