@@ -1,8 +1,12 @@
 /** The Store contract against the embedded default: SqliteStore on a real file. */
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after } from 'node:test';
+import { DatabaseSync } from 'node:sqlite';
+import { after, test } from 'node:test';
+import { csvColumnsKey } from '../src/catalog/csv.ts';
+import { sqliteMigrations } from '../src/store/sqlite/migrations.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { runStoreContract } from './contracts/store-contract.ts';
 
@@ -10,3 +14,51 @@ const dir = mkdtempSync(join(tmpdir(), 'tmd-contract-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 runStoreContract('SqliteStore', async () => new SqliteStore(join(dir, 'contract.sqlite')));
+
+test('a database at schema version 2 upgrades in place: rows kept, read in order, rendered until reloaded', async () => {
+  const path = join(dir, 'v2.sqlite');
+  const old = new DatabaseSync(path);
+  old.exec(
+    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  );
+  for (const migration of sqliteMigrations.filter((m) => m.version <= 2)) {
+    old.exec(migration.sql);
+    old.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
+  }
+  const insert = old.prepare('INSERT INTO dataset_rows (dataset, id, t, data) VALUES (?, ?, ?, ?)');
+  for (let id = 1; id <= 5; id++)
+    insert.run('x/y', id, `2026-01-0${6 - id}`, JSON.stringify({ id, d: 6 - id }));
+  old
+    .prepare('INSERT INTO dataset_sources (dataset, source, row_count, loaded_at) VALUES (?, ?, ?, ?)')
+    .run('x/y', 'import', 5, 0);
+  old.close();
+
+  const store = new SqliteStore(path);
+  await store.migrate();
+  await store.migrate();
+  const rows = await store.queryRows({
+    dataset: 'x/y',
+    filters: {},
+    descending: false,
+    limit: 10,
+    csvColumns: csvColumnsKey(['id', 'd']),
+  });
+  assert.deepEqual(
+    rows.map((r) => [r.t, r.id, r.csv]),
+    [1, 2, 3, 4, 5].map((d) => [`2026-01-0${d}`, 6 - d, null]),
+  );
+  assert.deepEqual((await store.datasetSource('x/y'))?.rows, 5);
+  await store.loadRows('x/y', 'd', [{ id: 1, d: 'a' }], 'import', ['id', 'd']);
+  const reloaded = await store.queryRows({
+    dataset: 'x/y',
+    filters: {},
+    descending: false,
+    limit: 10,
+    csvColumns: csvColumnsKey(['id', 'd']),
+  });
+  assert.deepEqual(
+    reloaded.map((r) => r.csv),
+    ['1,a'],
+  );
+  await store.close();
+});

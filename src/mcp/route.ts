@@ -3,10 +3,10 @@
  * onRequest hook authenticates (401 problem+json before MCP runs) and applies the per-key limits, so REST
  * and MCP share one budget; each POST then gets its own server from the official SDK:
  * - 2026-07-28 requests (per-request `_meta` envelope) go to the SDK's createMcpHandler, modern-only;
- * - 2025-era requests (initialize handshake, no envelope) go to a per-request
- *   WebStandardStreamableHTTPServerTransport in JSON mode.
+ * - 2025-era requests (initialize handshake, no envelope) go to a per-request server over a
+ *   single-exchange transport (legacy.ts), answered as the SDK's stateless JSON-mode transport answers.
  * Both answer JSON rather than SSE, so the response is complete before it is written and the cost
- * headers of a metered call can go on it.
+ * headers of a metered call can go on it. The era is decided by the SDK's own classifier.
  */
 
 import { Readable } from 'node:stream';
@@ -14,11 +14,10 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import {
   type AuthInfo,
+  classifyInboundRequest,
   createMcpHandler,
-  isLegacyRequest,
   localhostAllowedHostnames,
   validateOriginHeader,
-  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Env } from '../config.ts';
@@ -26,7 +25,8 @@ import type { Deps } from '../deps.ts';
 import { costHeaders } from '../domain/metering.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { sendProblem, toAppError } from '../http/problem.ts';
-import { createMcpFace, type McpFace } from './server.ts';
+import { serveLegacyExchange } from './legacy.ts';
+import { createMcpFace } from './server.ts';
 import { type McpCall, refusalResult } from './tools.ts';
 
 export const MCP_PATH = '/mcp/jsonrpc';
@@ -171,23 +171,32 @@ function protocolFault(error: FastifyError, limitBytes: number): ProtocolFault |
   return null;
 }
 
-async function serveLegacy(
-  face: McpFace,
-  request: Request,
-  body: unknown,
-  authInfo: AuthInfo,
-  call: McpCall,
-): Promise<Response> {
-  const server = face.serverFor(call);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  // In JSON mode the exchange is over once the response exists: the transport has dropped its
-  // bookkeeping and no handler is left running. close() would only build a ConnectionClosed error
-  // (with its stack trace) for nobody, on every call; the pair is garbage once this returns.
-  return transport.handleRequest(request, { parsedBody: body, authInfo });
+const ENVELOPE_CLAIM = 'io.modelcontextprotocol/protocolVersion';
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A request that carries the 2026-07-28 envelope claim: the SDK's classification can only make it
+ * modern or a rejection, and both are answered by the modern handler, which classifies it in full. The
+ * shapes it would still call legacy (an initialize, a posted response, a notification) are left to
+ * isLegacyRequest, so the routing never differs from the SDK's; this only saves classifying twice.
+ */
+export function claimsModernEra(body: unknown): boolean {
+  if (!isRecord(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string') return false;
+  if (body.method === 'initialize' || 'result' in body || 'error' in body) return false;
+  if (typeof body.id !== 'string' && typeof body.id !== 'number') return false;
+  const params = body.params;
+  return isRecord(params) && isRecord(params._meta) && ENVELOPE_CLAIM in params._meta;
+}
+
+type RowsSplice = { placeholder: string; json: string };
+
+/** spliceRows for an answer still in text form. */
+function spliceRowsText(payload: string, rows: RowsSplice): string {
+  const needle = JSON.stringify(rows.placeholder);
+  const at = payload.indexOf(needle);
+  return at < 0 ? payload : payload.slice(0, at) + rows.json + payload.slice(at + needle.length);
 }
 
 /**
@@ -195,7 +204,7 @@ async function serveLegacy(
  * the SDK to print back. The tool leaves a per-call random placeholder as `structuredContent.data`; here
  * the rows' JSON takes its place in the serialized response.
  */
-function spliceRows(payload: Buffer, rows: { placeholder: string; json: string }): Buffer {
+function spliceRows(payload: Buffer, rows: RowsSplice): Buffer {
   const needle = Buffer.from(JSON.stringify(rows.placeholder));
   const at = payload.indexOf(needle);
   if (at < 0) return payload;
@@ -294,14 +303,39 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         scopes: [],
         extra: { call },
       };
+      const header = (name: string) => {
+        const value = request.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      };
+      const route = claimsModernEra(body)
+        ? null
+        : classifyInboundRequest({
+            httpMethod: 'POST',
+            protocolVersionHeader: header('mcp-protocol-version'),
+            mcpMethodHeader: header('mcp-method'),
+            mcpNameHeader: header('mcp-name'),
+            body,
+          });
+      if (route?.kind === 'legacy') {
+        const answer = await serveLegacyExchange(
+          face.serverFor(call),
+          body,
+          { accept: request.headers.accept, protocolVersion: header('mcp-protocol-version') },
+          authInfo,
+        );
+        reply.code(answer.status);
+        if (answer.status === 202) return reply.send();
+        let payload = JSON.stringify(answer.message);
+        if (call.rows) payload = spliceRowsText(payload, call.rows);
+        if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
+        return reply.type('application/json').send(payload);
+      }
       // The SDK reads only the headers and the parsed body: the host part of this URL is never used.
       const webRequest = new Request(`http://localhost${request.url}`, {
         method: 'POST',
         headers: forwardedHeaders(request),
       });
-      const response = (await isLegacyRequest(webRequest, body))
-        ? await serveLegacy(face, webRequest, body, authInfo, call)
-        : await modern.fetch(webRequest, { parsedBody: body, authInfo });
+      const response = await modern.fetch(webRequest, { parsedBody: body, authInfo });
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         if (name !== 'content-length') reply.header(name, value);

@@ -106,12 +106,23 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
   },
   {
     version: 3,
-    name: 'stored CSV lines of dataset rows',
-    // Each row's CSV cells, rendered at load over the columns named in dataset_sources.csv_columns: a CSV
-    // or MCP read joins them instead of rendering every row of every page. Rows loaded before this
-    // migration have none and are rendered per read, as before.
+    name: 'dataset rows clustered by (dataset, t, id), with stored CSV lines',
+    // A page is a range of the primary key read in order: one B-tree walk, where the (dataset, t, id)
+    // index of version 1 cost a second lookup per row (about half the time of a 100-row page).
+    // csv: each row's CSV cells, rendered at load over the columns named in dataset_sources.csv_columns;
+    // a CSV or MCP read joins them. Rows loaded before this version have none and are rendered per read.
     sql: `
-      ALTER TABLE dataset_rows ADD COLUMN csv TEXT;
+      CREATE TABLE dataset_rows_by_time (
+        dataset TEXT NOT NULL,
+        t TEXT NOT NULL,
+        id INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        csv TEXT,
+        PRIMARY KEY (dataset, t, id)
+      ) WITHOUT ROWID;
+      INSERT INTO dataset_rows_by_time (dataset, t, id, data) SELECT dataset, t, id, data FROM dataset_rows;
+      DROP TABLE dataset_rows;
+      ALTER TABLE dataset_rows_by_time RENAME TO dataset_rows;
       ALTER TABLE dataset_sources ADD COLUMN csv_columns TEXT;
     `,
   },
