@@ -192,11 +192,16 @@ export function claimsModernEra(body: unknown): boolean {
 
 type RowsSplice = { placeholder: string; json: string };
 
-/** spliceRows for an answer still in text form. */
-function spliceRowsText(payload: string, rows: RowsSplice): string {
+/** spliceRows for an answer still in text form: bytes out, each part encoded once. */
+function spliceRowsText(payload: string, rows: RowsSplice): Buffer {
   const needle = JSON.stringify(rows.placeholder);
   const at = payload.indexOf(needle);
-  return at < 0 ? payload : payload.slice(0, at) + rows.json + payload.slice(at + needle.length);
+  if (at < 0) return Buffer.from(payload);
+  return Buffer.concat([
+    Buffer.from(payload.slice(0, at)),
+    Buffer.from(rows.json),
+    Buffer.from(payload.slice(at + needle.length)),
+  ]);
 }
 
 /**
@@ -325,8 +330,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         );
         reply.code(answer.status);
         if (answer.status === 202) return reply.send();
-        let payload = JSON.stringify(answer.message);
-        if (call.rows) payload = spliceRowsText(payload, call.rows);
+        const text = JSON.stringify(answer.message);
+        const payload = call.rows ? spliceRowsText(text, call.rows) : text;
         if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
         return reply.type('application/json').send(payload);
       }
