@@ -1,5 +1,5 @@
 /** Key strings: `tmd_<kind>_` plus 32 random bytes in base64url. Only a SHA-256 digest is stored. */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const keyKinds = ['sandbox', 'public_test', 'live'] as const;
 export type KeyKind = (typeof keyKinds)[number];
@@ -33,7 +33,7 @@ export function looksLikeKey(candidate: string): boolean {
 }
 
 export function digestKey(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Constant-time comparison of two hex digests of equal length. */
