@@ -114,6 +114,18 @@ describe('export', () => {
       headers: { ...bearer(workbench.key), accept: 'text/csv' },
     });
     assert.equal(viaAccept.headers.get('content-type'), 'text/csv; charset=utf-8');
+    // The same rows loaded with their CSV lines (as imports store them) export the same bytes.
+    const entry = server.deps.reads.resolve(H15);
+    await server.deps.store.loadRows(H15, 'date', h15Rows, 'import', entry.columns);
+    try {
+      const fromLines = await server.request('GET', `/api/v1/export/${H15}?format=csv`, {
+        headers: bearer(workbench.key),
+      });
+      assert.equal(fromLines.status, 200, fromLines.text);
+      assert.equal(fromLines.text, viaAccept.text);
+    } finally {
+      await server.deps.store.loadRows(H15, 'date', h15Rows, 'import');
+    }
   });
 
   test('sample data exports too, marked as sample; a small dataset is one block', async () => {

@@ -102,8 +102,11 @@ export class DataExports {
     });
   }
 
-  /** The dataset's rows oldest first, a page at a time (keyset paging: no offset scans). */
-  async *pages(entry: CatalogEntry): AsyncGenerator<StoredRow[]> {
+  /**
+   * The dataset's rows oldest first, a page at a time (keyset paging: no offset scans); with `csv`, each
+   * row comes with its stored CSV line where there is one (`storedCsvLines`).
+   */
+  async *pages(entry: CatalogEntry, options: { csv?: boolean } = {}): AsyncGenerator<StoredRow[]> {
     const store = this.#deps.reads.meterDeps.store;
     let after: { t: string; id: number } | undefined;
     for (;;) {
@@ -113,6 +116,7 @@ export class DataExports {
         descending: false,
         limit: PAGE_ROWS,
         ...(after ? { after } : {}),
+        ...(options.csv ? { csvColumns: entry.csvColumns } : {}),
       });
       if (page.length > 0) yield page;
       const last = page.at(-1);

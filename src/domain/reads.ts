@@ -18,19 +18,18 @@ export interface ReadResult {
 }
 
 export interface ReadOptions {
-  /** The answer is CSV: fetch the stored CSV lines of full rows too. */
+  /** The answer is CSV: full rows come with their stored CSV lines (`storedCsvLines`). */
   csv?: boolean;
 }
 
 /**
- * The CSV lines of a page of full rows, when every row has its stored line; null otherwise (a
- * projection, rows loaded before lines were stored, or a catalog changed since the load).
+ * The stored CSV lines of rows fetched with `csvColumns`, when every row has one; null otherwise (rows
+ * loaded before lines were stored, or a catalog changed since the load): render those from the JSON.
  */
-export function storedCsvLines(result: ReadResult): string[] | null {
-  if (result.fields !== null) return null;
-  const lines: string[] = new Array(result.rows.length);
-  for (let i = 0; i < result.rows.length; i++) {
-    const csv = result.rows[i]?.csv;
+export function storedCsvLines(rows: readonly StoredRow[]): string[] | null {
+  const lines: string[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const csv = rows[i]?.csv;
     if (typeof csv !== 'string') return null;
     lines[i] = csv;
   }

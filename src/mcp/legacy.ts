@@ -69,6 +69,11 @@ class ExchangeTransport implements Transport {
   }
 }
 
+/** Every answer here is JSON; a client that accepts JSON (curl's `*\/*` included) need not also list SSE. */
+export function acceptsJson(accept: string | undefined): boolean {
+  return !accept || /application\/json|application\/\*|\*\/\*/i.test(accept);
+}
+
 const rpcError = (status: 400 | 406, code: number, message: string): LegacyAnswer => ({
   status,
   message: { jsonrpc: '2.0', id: null, error: { code, message } },
@@ -80,9 +85,7 @@ export async function serveLegacyExchange(
   headers: { accept: string | undefined; protocolVersion: string | undefined },
   authInfo: AuthInfo,
 ): Promise<LegacyAnswer> {
-  // Every answer here is JSON; a client that accepts JSON (curl's */* included) need not also list SSE.
-  const accept = headers.accept;
-  if (accept && !/application\/json|application\/\*|\*\/\*/i.test(accept)) {
+  if (!acceptsJson(headers.accept)) {
     return rpcError(
       406,
       -32000,

@@ -133,11 +133,14 @@ function directLine(json: string, keys: readonly string[]): string | null {
   return null;
 }
 
+/** The header line of a CSV over `columns`, without its line end. */
+const csvHeader = (columns: readonly string[]) => columns.map((c) => csvCell(c)).join(',');
+
 /** Stored rows as CSV over `columns`, with a header and LF line ends: the compact form a model reads. */
 export function csvOfRows(rows: readonly string[], columns: readonly string[]): string {
   const keys = columns.map((c) => `${JSON.stringify(c)}:`);
   let index: Map<string, number> | null = null;
-  let out = `${columns.map((c) => csvCell(c)).join(',')}\n`;
+  let out = `${csvHeader(columns)}\n`;
   for (const json of rows) {
     let line = columns.length > 0 ? directLine(json, keys) : null;
     if (line === null) {
@@ -152,12 +155,12 @@ export function csvOfRows(rows: readonly string[], columns: readonly string[]): 
 
 /** A header over `columns` and rows' stored CSV lines (`csvRecord`), with LF line ends. */
 export function csvOfLines(columns: readonly string[], lines: readonly string[]): string {
-  return `${columns.map((c) => csvCell(c)).join(',')}\n${lines.join('\n')}\n`;
+  return `${csvHeader(columns)}\n${lines.join('\n')}\n`;
 }
 
 /** Header and rows as CSV with LF line ends: the compact form a model reads. */
 export function csvOf(columns: readonly string[], rows: readonly (string | undefined)[][]): string {
-  let out = `${columns.map((c) => csvCell(c)).join(',')}\n`;
+  let out = `${csvHeader(columns)}\n`;
   for (const row of rows) {
     let line = cellOf(row[0]);
     for (let i = 1; i < row.length; i++) line += `,${cellOf(row[i])}`;

@@ -25,7 +25,7 @@ import type { Deps } from '../deps.ts';
 import { costHeaders } from '../domain/metering.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { sendProblem, toAppError } from '../http/problem.ts';
-import { serveLegacyExchange } from './legacy.ts';
+import { acceptsJson, serveLegacyExchange } from './legacy.ts';
 import { createMcpFace } from './server.ts';
 import { type McpCall, refusalResult } from './tools.ts';
 
@@ -76,10 +76,8 @@ function forwardedHeaders(request: FastifyRequest): Headers {
       headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
   }
-  // Every answer here is JSON; a client that accepts JSON (curl's */* included) need not also list SSE.
   const accept = request.headers.accept;
-  const acceptsJson = !accept || /application\/json|application\/\*|\*\/\*/i.test(accept);
-  headers.set('accept', acceptsJson ? 'application/json, text/event-stream' : accept);
+  headers.set('accept', acceptsJson(accept) ? 'application/json, text/event-stream' : (accept as string));
   return headers;
 }
 
@@ -180,7 +178,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * A request that carries the 2026-07-28 envelope claim: the SDK's classification can only make it
  * modern or a rejection, and both are answered by the modern handler, which classifies it in full. The
  * shapes it would still call legacy (an initialize, a posted response, a notification) are left to
- * isLegacyRequest, so the routing never differs from the SDK's; this only saves classifying twice.
+ * classifyInboundRequest, so the routing never differs from the SDK's; this only saves classifying twice.
  */
 export function claimsModernEra(body: unknown): boolean {
   if (!isRecord(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string') return false;
@@ -190,26 +188,12 @@ export function claimsModernEra(body: unknown): boolean {
   return isRecord(params) && isRecord(params._meta) && ENVELOPE_CLAIM in params._meta;
 }
 
-type RowsSplice = { placeholder: string; json: string };
-
-/** spliceRows for an answer still in text form: bytes out, each part encoded once. */
-function spliceRowsText(payload: string, rows: RowsSplice): Buffer {
-  const needle = JSON.stringify(rows.placeholder);
-  const at = payload.indexOf(needle);
-  if (at < 0) return Buffer.from(payload);
-  return Buffer.concat([
-    Buffer.from(payload.slice(0, at)),
-    Buffer.from(rows.json),
-    Buffer.from(payload.slice(at + needle.length)),
-  ]);
-}
-
 /**
  * Stored rows are JSON already: like REST, they go out as stored rather than parsed into objects for
  * the SDK to print back. The tool leaves a per-call random placeholder as `structuredContent.data`; here
  * the rows' JSON takes its place in the serialized response.
  */
-function spliceRows(payload: Buffer, rows: RowsSplice): Buffer {
+function spliceRows(payload: Buffer, rows: { placeholder: string; json: string }): Buffer {
   const needle = Buffer.from(JSON.stringify(rows.placeholder));
   const at = payload.indexOf(needle);
   if (at < 0) return payload;
@@ -330,8 +314,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         );
         reply.code(answer.status);
         if (answer.status === 202) return reply.send();
-        const text = JSON.stringify(answer.message);
-        const payload = call.rows ? spliceRowsText(text, call.rows) : text;
+        const encoded = Buffer.from(JSON.stringify(answer.message));
+        const payload = call.rows ? spliceRows(encoded, call.rows) : encoded;
         if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
         return reply.type('application/json').send(payload);
       }

@@ -409,7 +409,7 @@ export function createTools(deps: Deps): McpTool[] {
       // A projection needs each row's members by name; a full row goes out as stored.
       const members = value.fields === null ? null : rowTokens(texts, value.fields);
       // Full rows have their CSV lines stored with them; others (a projection) are rendered here.
-      const lines = members ? null : storedCsvLines(value);
+      const lines = members ? null : storedCsvLines(value.rows);
       const figures = costFigures(deps, result.cost, value.entry.listCost);
       const order = params.sort === 'desc' ? 'newest first' : 'oldest first';
       const sample = meta.sample ? ' (generated sample data, not real observations)' : '';

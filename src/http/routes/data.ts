@@ -109,7 +109,7 @@ export function sendRead(
   reply.header('x-data-sample', String(value.source === 'sample'));
   if (csv) {
     const columns = value.fields ?? value.entry.columns;
-    const stored = storedCsvLines(value);
+    const stored = value.fields === null ? storedCsvLines(value.rows) : null;
     let body = csvLine(columns);
     if (stored) {
       if (stored.length > 0) body += `${stored.join('\r\n')}\r\n`;

@@ -6,7 +6,7 @@ import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { DataExports, EXPORT_ROWS_PER_UNIT } from '../../domain/export.ts';
 import { costHeaders } from '../../domain/metering.ts';
-import { projectRow } from '../../domain/reads.ts';
+import { projectRow, storedCsvLines } from '../../domain/reads.ts';
 import type { TypedApp } from '../app.ts';
 import { problems } from '../schemas.ts';
 
@@ -53,21 +53,24 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
         `${request.params.domain}/${request.params.name}`,
       );
       const { entry, rows, source } = started.value;
-      const columns = entry.dataset.fields.map((f) => f.name);
+      const columns = entry.columns;
 
       async function* body(): AsyncGenerator<string> {
         let sent = 0;
         try {
           if (csv) yield csvLine(columns);
-          for await (const page of exports.pages(entry)) {
-            yield csv
-              ? page
-                  .map((row) => {
-                    const projected = projectRow(row, columns);
-                    return csvLine(columns.map((c) => projected[c]));
-                  })
-                  .join('')
-              : page.map((row) => `${row.json}\n`).join('');
+          for await (const page of exports.pages(entry, { csv })) {
+            const stored = csv ? storedCsvLines(page) : null;
+            yield stored
+              ? `${stored.join('\r\n')}\r\n`
+              : csv
+                ? page
+                    .map((row) => {
+                      const projected = projectRow(row, columns);
+                      return csvLine(columns.map((c) => projected[c]));
+                    })
+                    .join('')
+                : page.map((row) => `${row.json}\n`).join('');
             sent += page.length;
           }
         } catch (error) {

@@ -824,13 +824,10 @@ export class PostgresStore implements Store {
         ORDER BY t ${direction}, id ${direction} LIMIT ${bind(q.limit)}`,
       values,
     );
-    if (q.csvColumns === undefined)
-      return rows.map((r) => ({ id: num(r.id), t: str(r.t), json: str(r.json) }));
-    return rows.map((r) => ({
-      id: num(r.id),
-      t: str(r.t),
-      json: str(r.json),
-      csv: r.csv === null ? null : str(r.csv),
-    }));
+    return rows.map((r) => {
+      const row: StoredRow = { id: num(r.id), t: str(r.t), json: str(r.json) };
+      if (q.csvColumns !== undefined) row.csv = r.csv === null ? null : str(r.csv);
+      return row;
+    });
   }
 }

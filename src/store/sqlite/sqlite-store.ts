@@ -51,7 +51,6 @@ type DbRow = Record<string, Cell>;
 export class SqliteStore implements Store {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
-  readonly #pageStatements = new Map<string, StatementSync>();
   #batch: { work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
 
   constructor(path: string) {
@@ -65,28 +64,21 @@ export class SqliteStore implements Store {
     this.#db.exec('PRAGMA foreign_keys = ON');
   }
 
-  #stmt(sql: string): StatementSync {
-    let statement = this.#statements.get(sql);
+  /**
+   * A cached prepared statement. Money columns read as BigInt; `asArrays` (dataset pages, on the path
+   * every read takes) returns each row as an array of plain values instead: no object per row, and row
+   * ids are small.
+   */
+  #stmt(sql: string, asArrays = false): StatementSync {
+    const key = asArrays ? `arrays:${sql}` : sql;
+    let statement = this.#statements.get(key);
     if (!statement) {
       statement = this.#db.prepare(sql);
-      statement.setReadBigInts(true);
-      this.#statements.set(sql, statement);
+      if (asArrays) statement.setReturnArrays(true);
+      else statement.setReadBigInts(true);
+      this.#statements.set(key, statement);
     }
     return statement;
-  }
-
-  /**
-   * Rows of a dataset page as arrays of plain values: no BigInts (row ids are small) and no object per
-   * row, on the path every read takes.
-   */
-  #pageRows(sql: string, params: SQLInputValue[]): unknown[][] {
-    let statement = this.#pageStatements.get(sql);
-    if (!statement) {
-      statement = this.#db.prepare(sql);
-      statement.setReturnArrays(true);
-      this.#pageStatements.set(sql, statement);
-    }
-    return statement.all(...params) as unknown as unknown[][];
   }
 
   #get(sql: string, ...params: SQLInputValue[]): DbRow | undefined {
@@ -559,25 +551,21 @@ export class SqliteStore implements Store {
     }
     const direction = q.descending ? 'DESC' : 'ASC';
     params.push(q.limit);
-    const order = `ORDER BY t ${direction}, id ${direction} LIMIT ?`;
-    if (q.csvColumns === undefined) {
-      const rows = this.#pageRows(
-        `SELECT id, t, data FROM dataset_rows WHERE ${where.join(' AND ')} ${order}`,
-        params,
-      );
-      return rows.map(([id, t, data]) => ({ id: num(id), t: str(t), json: str(data) }));
-    }
-    // The stored lines count only if they were rendered over the columns asked for (one subquery, run once).
-    const rows = this.#pageRows(
-      `SELECT id, t, data, CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = ?) = ? THEN csv END
-         FROM dataset_rows WHERE ${where.join(' AND ')} ${order}`,
-      [q.dataset, q.csvColumns, ...params],
-    );
-    return rows.map(([id, t, data, csv]) => ({
-      id: num(id),
-      t: str(t),
-      json: str(data),
-      csv: csv === null ? null : str(csv),
-    }));
+    // With csvColumns, the stored lines count only if they were rendered over the columns asked for
+    // (an uncorrelated subquery: SQLite runs it once per statement).
+    const withCsv = q.csvColumns !== undefined;
+    const csv = withCsv
+      ? ', CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = ?) = ? THEN csv END'
+      : '';
+    const rows = this.#stmt(
+      `SELECT id, t, data${csv} FROM dataset_rows WHERE ${where.join(' AND ')}
+        ORDER BY t ${direction}, id ${direction} LIMIT ?`,
+      true,
+    ).all(...(withCsv ? [q.dataset, q.csvColumns as string, ...params] : params)) as unknown as unknown[][];
+    return rows.map(([id, t, data, line]) => {
+      const row: StoredRow = { id: num(id), t: str(t), json: str(data) };
+      if (withCsv) row.csv = line === null ? null : str(line);
+      return row;
+    });
   }
 }
