@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -117,6 +117,10 @@ interface Figures {
   ok: number;
   /** CPU time of the serving process per request (µs): steadier than req/s on a shared machine. */
   cpuUs: number | null;
+  /** CPU time per request (µs) of the PostgreSQL and Redis servers (all their processes), and of the load generator. */
+  postgresUs: number | null;
+  redisUs: number | null;
+  clientUs: number;
 }
 
 /** CPU time (µs) a process has used so far, from /proc (Linux, 100 ticks a second); null elsewhere. */
@@ -131,6 +135,28 @@ function cpuMicros(pid: number | undefined): number | null {
   }
 }
 
+/** CPU time (µs) used so far by every process of this machine whose name is `comm` (Linux); null elsewhere. */
+function cpuOfAll(comm: string): number | null {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return null;
+  }
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) continue;
+    } catch {
+      continue; // the process ended
+    }
+    total += cpuMicros(Number(pid)) ?? 0;
+  }
+  return total;
+}
+
+const serverCpu = () => ({ postgres: cpuOfAll('postgres'), redis: cpuOfAll('redis-server') });
+
 async function load(
   url: string,
   headers: Record<string, string>,
@@ -140,9 +166,20 @@ async function load(
   const options = { url, headers, connections, ...(request ?? {}) };
   const warm = await autocannon({ ...options, duration: 1 });
   const cpuBefore = cpuMicros(pid);
+  const serversBefore = serverCpu();
+  const clientBefore = process.cpuUsage();
   const result = await autocannon({ ...options, duration: seconds });
+  const client = process.cpuUsage(clientBefore);
   const cpuAfter = cpuMicros(pid);
+  const serversAfter = serverCpu();
+  const perRequest = (before: number | null, after: number | null) =>
+    before === null || after === null || result.requests.total === 0
+      ? null
+      : (after - before) / result.requests.total;
   return {
+    postgresUs: backend === 'postgres' ? perRequest(serversBefore.postgres, serversAfter.postgres) : null,
+    redisUs: backend === 'postgres' ? perRequest(serversBefore.redis, serversAfter.redis) : null,
+    clientUs: (client.user + client.system) / Math.max(1, result.requests.total),
     cpuUs:
       cpuBefore === null || cpuAfter === null || result.requests.total === 0
         ? null
@@ -162,6 +199,8 @@ function line(name: string, f: Figures): string {
 
 const median = (values: number[]) =>
   [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] as number;
+const medianOrNull = (values: (number | null)[]) =>
+  values.some((v) => v === null) ? null : median(values as number[]);
 function summarise(runs: Figures[]): Figures {
   return {
     rps: median(runs.map((r) => r.rps)),
@@ -169,7 +208,10 @@ function summarise(runs: Figures[]): Figures {
     p99: median(runs.map((r) => r.p99)),
     non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
     ok: runs.reduce((sum, r) => sum + r.ok, 0),
-    cpuUs: runs.some((r) => r.cpuUs === null) ? null : median(runs.map((r) => r.cpuUs as number)),
+    cpuUs: medianOrNull(runs.map((r) => r.cpuUs)),
+    postgresUs: medianOrNull(runs.map((r) => r.postgresUs)),
+    redisUs: medianOrNull(runs.map((r) => r.redisUs)),
+    clientUs: median(runs.map((r) => r.clientUs)),
   };
 }
 
@@ -187,7 +229,7 @@ const mcpRuns: Figures[][] = loads.map(() => []);
 const mcpUrl = `http://127.0.0.1:${service.port}/mcp/jsonrpc`;
 for (let round = 0; round < rounds; round++) {
   meteredRuns.push(await load(meteredUrl, { authorization: `Bearer ${key}` }, null, service.child.pid));
-  bareRuns.push(await load(bareUrl, {}));
+  bareRuns.push(await load(bareUrl, {}, null, bare.child.pid));
   for (const [i, mcp] of loads.entries()) {
     mcpRuns[i]?.push(await load(mcpUrl, mcp.headers, mcp, service.child.pid));
   }
@@ -206,6 +248,17 @@ console.log(
   `ratio a/b: ${(metered.rps / baseline.rps).toFixed(3)} (target >= ${backend === 'postgres' ? '0.5' : '0.75'})`,
 );
 if (metered.non2xx > 0) console.log('warning: the metered run had non-2xx responses');
+// Where the machine's CPU goes per request: the ratio is bounded by the sum over every process.
+const us = (value: number | null) => (value === null ? '-' : value.toFixed(0));
+for (const [name, f] of [
+  ['(a)', metered],
+  ['(b)', baseline],
+] as const) {
+  const parts = [`service ${us(f.cpuUs)}`];
+  if (backend === 'postgres') parts.push(`postgres ${us(f.postgresUs)}`, `redis ${us(f.redisUs)}`);
+  parts.push(`load generator ${us(f.clientUs)}`);
+  console.log(`cpu per request ${name}, µs: ${parts.join(', ')}`);
+}
 const mcpFigures = mcpRuns.map(summarise);
 for (const [i, mcp] of loads.entries()) {
   const figures = mcpFigures[i] as Figures;

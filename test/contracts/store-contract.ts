@@ -440,6 +440,97 @@ export function runStoreContract(
         for (const o of owners) assert.equal((await store.getWallet(o.walletId))?.balanceMicros, 0n);
       });
 
+      // Debits fired together on one wallet (PostgreSQL groups them into one transaction, applying a
+      // wallet's run with one UPDATE of its total when the balance covers it): every figure must be what
+      // applying them one by one, in some order, gives.
+      test('concurrent debits of different amounts: each sees the figures just after itself', async () => {
+        const owner = await account(100n * M);
+        await debit(owner.walletId, 3n * M); // the month's burn starts at 3
+        const amounts = [5n, 1n, 7n, 2n, 9n, 4n, 6n, 3n, 8n, 1n].map((a) => a * M);
+        const results = await Promise.all(amounts.map((a) => debit(owner.walletId, a)));
+        assert.ok(results.every((r) => r.ok));
+        const total = amounts.reduce((sum, a) => sum + a, 0n);
+        // Balance plus month burn is the same after every debit of one month: 97 + 3.
+        for (const r of results) if (r.ok) assert.equal(r.balanceMicros + r.burnMonthMicros, 100n * M);
+        // Replayed from the highest balance down, each step is exactly that debit's amount.
+        const order = results
+          .map((r, i) => ({ balance: r.balanceMicros, amount: amounts[i] as bigint }))
+          .sort((x, y) => (x.balance > y.balance ? -1 : 1));
+        let balance = 97n * M;
+        for (const step of order) {
+          balance -= step.amount;
+          assert.equal(step.balance, balance, 'each debit saw the balance just after it');
+        }
+        const entries = (await store.listEntries(owner.walletId)).filter((e) => e.kind === 'burn');
+        results.forEach((r, i) => {
+          const entry = entries.find((e) => r.ok && e.id === r.entryId);
+          assert.equal(entry?.amountMicros, -(amounts[i] as bigint));
+          assert.equal(entry?.balanceAfterMicros, r.balanceMicros);
+        });
+        assert.equal((await store.getWallet(owner.walletId))?.balanceMicros, 97n * M - total);
+        assert.equal(await store.sumEntries(owner.walletId), 97n * M - total);
+      });
+
+      test('concurrent debits the balance cannot all cover: only what one-by-one refuses is refused', async () => {
+        const owner = await account(10n * M);
+        await debit(owner.walletId, 1n * M);
+        const amounts = [6n, 2n, 6n, 1n, 6n, 1n, 3n].map((a) => a * M);
+        const results = await Promise.all(amounts.map((a) => debit(owner.walletId, a)));
+        const spent = results.reduce((sum, r, i) => sum + (r.ok ? (amounts[i] as bigint) : 0n), 0n);
+        const left = 9n * M - spent;
+        assert.equal((await store.getWallet(owner.walletId))?.balanceMicros, left);
+        // The balance only falls, so a refused debit was larger than what is left at the end.
+        results.forEach((r, i) => {
+          if (!r.ok) assert.ok((amounts[i] as bigint) > left, `refused ${amounts[i]} with ${left} left`);
+        });
+        assert.ok(results.some((r) => !r.ok) && left < 6n * M);
+        assert.equal(await store.sumEntries(owner.walletId), left);
+        const entries = (await store.listEntries(owner.walletId)).filter((e) => e.kind === 'burn');
+        assert.equal(entries.length, 1 + results.filter((r) => r.ok).length);
+      });
+
+      test('concurrent debits across a month boundary restart the month burn where one-by-one would', async () => {
+        const owner = await account(50n * M);
+        await debit(owner.walletId, 1n * M, {}, '2026-11');
+        const results = await Promise.all([
+          debit(owner.walletId, 2n * M, {}, '2026-11'),
+          debit(owner.walletId, 3n * M, {}, '2026-12'),
+          debit(owner.walletId, 4n * M, {}, '2026-12'),
+        ]);
+        // In the order fired: November reaches 3; December restarts at 3, then 7.
+        assert.deepEqual(
+          results.map((r) => (r.ok ? [r.balanceMicros, r.burnMonthMicros] : null)),
+          [
+            [47n * M, 3n * M],
+            [44n * M, 3n * M],
+            [40n * M, 7n * M],
+          ],
+        );
+      });
+
+      test('zero-burn usage records fired among debits of the same wallet write no entry', async () => {
+        const owner = await account(20n * M);
+        await debit(owner.walletId, 1n * M, { accountId: owner.id });
+        const zero = () =>
+          store.recordUsage(
+            usage(owner.walletId, { accountId: owner.id, burnedMicros: 0n, outcome: 'notional' }),
+          );
+        const results = await Promise.all([
+          debit(owner.walletId, 2n * M, { accountId: owner.id }),
+          zero(),
+          debit(owner.walletId, 3n * M, { accountId: owner.id }),
+          zero(),
+          debit(owner.walletId, 4n * M, { accountId: owner.id }),
+        ]);
+        const balances = [results[0], results[2], results[4]].map((r) =>
+          r && typeof r === 'object' && 'ok' in r && r.ok ? r.balanceMicros : null,
+        );
+        assert.deepEqual(balances, [17n * M, 14n * M, 10n * M]);
+        assert.equal((await store.listEntries(owner.walletId)).filter((e) => e.kind === 'burn').length, 4);
+        assert.equal((await store.listUsage({ accountId: owner.id }, null, 100)).length, 6);
+        assert.equal(await store.sumEntries(owner.walletId), 10n * M);
+      });
+
       test('a spending cap refuses the debit that would exceed it, and names the cap', async () => {
         const owner = await account(100n * M);
         const key = keyFor('live', owner.walletId, owner.id);

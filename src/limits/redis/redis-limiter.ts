@@ -43,6 +43,7 @@ export class RedisLimiter implements Limiter {
     this.#redis = new Redis(url, {
       lazyConnect: true,
       enableOfflineQueue: false,
+      enableAutoPipelining: true,
       maxRetriesPerRequest: 0,
       commandTimeout: options.commandTimeoutMs ?? 1000,
       connectTimeout: 2000,
