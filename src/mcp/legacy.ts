@@ -101,7 +101,8 @@ export async function serveLegacyExchange(
   const request = isJSONRPCRequest(message) ? message : null;
   const transport = new ExchangeTransport(request?.id ?? '');
   await server.connect(transport);
-  if (!isInitializeRequest(message)) {
+  // Only a message named initialize can be one (the schema check is skipped for every other call).
+  if (!(request?.method === 'initialize' && isInitializeRequest(message))) {
     const version = headers.protocolVersion;
     const supported = transport.supportedProtocolVersions;
     if (version !== undefined && !supported.includes(version)) {

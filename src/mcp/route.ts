@@ -16,7 +16,10 @@ import {
   type AuthInfo,
   classifyInboundRequest,
   createMcpHandler,
+  isJSONRPCRequest,
   localhostAllowedHostnames,
+  PROTOCOL_VERSION_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
   validateOriginHeader,
 } from '@modelcontextprotocol/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -169,7 +172,7 @@ function protocolFault(error: FastifyError, limitBytes: number): ProtocolFault |
   return null;
 }
 
-const ENVELOPE_CLAIM = 'io.modelcontextprotocol/protocolVersion';
+const ENVELOPE_CLAIM = PROTOCOL_VERSION_META_KEY;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -189,19 +192,41 @@ export function claimsModernEra(body: unknown): boolean {
 }
 
 /**
- * Stored rows are JSON already: like REST, they go out as stored rather than parsed into objects for
- * the SDK to print back. The tool leaves a per-call random placeholder as `structuredContent.data`; here
- * the rows' JSON takes its place in the serialized response.
+ * A 2025-era request that the SDK's classifier can only call legacy: a valid JSON-RPC request (the SDK's
+ * own schema) that is not `initialize` or a posted response, carries no envelope claim, and names one of
+ * the SDK's 2025-era revisions in MCP-Protocol-Version, exactly, or none. Anything else is classified in
+ * full by classifyInboundRequest; this only saves its schema checks on the common 2025-era call.
  */
-function spliceRows(payload: Buffer, rows: { placeholder: string; json: string }): Buffer {
-  const needle = Buffer.from(JSON.stringify(rows.placeholder));
-  const at = payload.indexOf(needle);
-  if (at < 0) return payload;
-  return Buffer.concat([
-    payload.subarray(0, at),
-    Buffer.from(rows.json),
-    payload.subarray(at + needle.length),
-  ]);
+export function isPlainLegacyRequest(body: unknown, protocolVersion: string | undefined): boolean {
+  if (!isRecord(body) || 'result' in body || 'error' in body || body.method === 'initialize') return false;
+  if (protocolVersion !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) return false;
+  const params = body.params;
+  if (isRecord(params) && isRecord(params._meta) && ENVELOPE_CLAIM in params._meta) return false;
+  return isJSONRPCRequest(body);
+}
+
+/**
+ * Puts back the parts the tools left as placeholders (`McpCall.raw`): each stands in the serialized
+ * message as a JSON string and is replaced by its JSON text. Stored rows go out as stored, like REST, and
+ * the long page text is encoded once; the message around them is the SDK's. One pass over the message,
+ * in the order the placeholders appear.
+ */
+export function spliceRaw(serialized: string, raw: readonly { placeholder: string; json: string }[]): string {
+  const found = raw
+    .map((part) => ({
+      json: part.json,
+      at: serialized.indexOf(`"${part.placeholder}"`),
+      length: part.placeholder.length + 2,
+    }))
+    .filter((part) => part.at >= 0)
+    .sort((a, b) => a.at - b.at);
+  let out = '';
+  let from = 0;
+  for (const part of found) {
+    out += serialized.slice(from, part.at) + part.json;
+    from = part.at + part.length;
+  }
+  return out + serialized.slice(from);
 }
 
 export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
@@ -282,7 +307,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         caller,
         requestId: request.id,
         cost: null,
-        rows: null,
+        raw: null,
         logError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
       };
       // The credential was verified at the edge; the SDK gets the call, never the secret.
@@ -296,28 +321,29 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         const value = request.headers[name];
         return Array.isArray(value) ? value.join(', ') : value;
       };
-      const route = claimsModernEra(body)
-        ? null
-        : classifyInboundRequest({
+      const version = header('mcp-protocol-version');
+      const legacy =
+        !claimsModernEra(body) &&
+        (isPlainLegacyRequest(body, version) ||
+          classifyInboundRequest({
             httpMethod: 'POST',
-            protocolVersionHeader: header('mcp-protocol-version'),
+            protocolVersionHeader: version,
             mcpMethodHeader: header('mcp-method'),
             mcpNameHeader: header('mcp-name'),
             body,
-          });
-      if (route?.kind === 'legacy') {
+          }).kind === 'legacy');
+      if (legacy) {
         const answer = await serveLegacyExchange(
           face.serverFor(call),
           body,
-          { accept: request.headers.accept, protocolVersion: header('mcp-protocol-version') },
+          { accept: request.headers.accept, protocolVersion: version },
           authInfo,
         );
         reply.code(answer.status);
         if (answer.status === 202) return reply.send();
-        const encoded = Buffer.from(JSON.stringify(answer.message));
-        const payload = call.rows ? spliceRows(encoded, call.rows) : encoded;
+        const encoded = JSON.stringify(answer.message);
         if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
-        return reply.type('application/json').send(payload);
+        return reply.type('application/json').send(call.raw ? spliceRaw(encoded, call.raw) : encoded);
       }
       // The SDK reads only the headers and the parsed body: the host part of this URL is never used.
       const webRequest = new Request(`http://localhost${request.url}`, {
@@ -334,10 +360,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         // acknowledges it and ends the stream at once. Passed through, never buffered.
         return reply.send(Readable.fromWeb(response.body as WebReadableStream));
       }
-      // Bytes as the SDK encoded them: no decode and re-encode of a page of rows.
-      let payload: Buffer = Buffer.from(await response.arrayBuffer());
-      if (call.rows) payload = spliceRows(payload, call.rows);
       if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
+      if (call.raw) return reply.send(spliceRaw(await response.text(), call.raw));
+      // Nothing to put back: the bytes as the SDK encoded them.
+      const payload = Buffer.from(await response.arrayBuffer());
       return payload.length > 0 ? reply.send(payload) : reply.send();
     });
 

@@ -34,10 +34,11 @@ export interface McpCall {
   /** Set by a metered tool once its read is served: the figures for the HTTP cost headers. */
   cost: CostFigures | null;
   /**
-   * The rows of a read as JSON text, to be spliced into the serialized response where the result's
-   * `structuredContent.data` holds `placeholder`: the stored JSON goes out as stored, as on REST.
+   * Parts of the result that are JSON text already, to be spliced into the serialized response where the
+   * result holds each `placeholder` string (see `rawJson`): the stored rows go out as stored, as on REST,
+   * and the long CSV text is encoded once, not again inside the SDK's encoding of the whole message.
    */
-  rows: { placeholder: string; json: string } | null;
+  raw: { placeholder: string; json: string }[] | null;
   /** Faults that are ours (not the caller's) are logged with the request id, never shown. */
   logError: (error: unknown) => void;
 }
@@ -160,6 +161,17 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
 }
 
 const text = (value: string) => ({ type: 'text' as const, text: value });
+
+/**
+ * A placeholder string for `json` (JSON text) in a tool result: the route puts `json` where the encoded
+ * placeholder stands in the serialized response. Placeholders are random per call, so no text of ours
+ * or of a dataset can be taken for one.
+ */
+function rawJson(call: McpCall, json: string): string {
+  const placeholder = `tmd-raw-${randomUUID()}`;
+  call.raw = [...(call.raw ?? []), { placeholder, json }];
+  return placeholder;
+}
 
 function costFigures(deps: Deps, cost: CostFigures, listCost: number) {
   const headers = costHeaders(deps.pricing, cost);
@@ -424,18 +436,17 @@ export function createTools(deps: Deps): McpTool[] {
             : lines
               ? csvOfLines(meta.fields, lines)
               : csvOfRows(texts, meta.fields);
-      const placeholder = `tmd-rows-${randomUUID()}`;
-      call.rows = {
-        placeholder,
-        json:
-          value.fields === null || members === null ? `[${texts.join(',')}]` : jsonOf(value.fields, members),
-      };
+      const rows = rawJson(
+        call,
+        value.fields === null || members === null ? `[${texts.join(',')}]` : jsonOf(value.fields, members),
+      );
+      const page = rawJson(
+        call,
+        JSON.stringify(`${value.entry.key}: ${texts.length} rows, ${order}${sample}\n${table}${next}`),
+      );
       return {
-        content: [
-          text(`${value.entry.key}: ${texts.length} rows, ${order}${sample}\n${table}${next}`),
-          text(costNote(figures)),
-        ],
-        structuredContent: { data: placeholder, meta },
+        content: [text(page), text(costNote(figures))],
+        structuredContent: { data: rows, meta },
         _meta: meteredMeta(figures),
       };
     },
