@@ -208,10 +208,10 @@ export function isPlainLegacyRequest(body: unknown, protocolVersion: string | un
 /**
  * Puts back the parts the tools left as placeholders (`McpCall.raw`): each stands in the serialized
  * message as a JSON string and is replaced by its JSON text. Stored rows go out as stored, like REST, and
- * the long page text is encoded once; the message around them is the SDK's. One pass over the message,
- * in the order the placeholders appear.
+ * the long page text is encoded once; the message around them is the SDK's. The answer is written
+ * straight into one buffer of its exact UTF-8 size, in the order the placeholders appear.
  */
-export function spliceRaw(serialized: string, raw: readonly { placeholder: string; json: string }[]): string {
+export function spliceRaw(serialized: string, raw: readonly { placeholder: string; json: string }[]): Buffer {
   const found = raw
     .map((part) => ({
       json: part.json,
@@ -220,13 +220,17 @@ export function spliceRaw(serialized: string, raw: readonly { placeholder: strin
     }))
     .filter((part) => part.at >= 0)
     .sort((a, b) => a.at - b.at);
-  let out = '';
+  const pieces: string[] = [];
   let from = 0;
   for (const part of found) {
-    out += serialized.slice(from, part.at) + part.json;
+    pieces.push(serialized.slice(from, part.at), part.json);
     from = part.at + part.length;
   }
-  return out + serialized.slice(from);
+  pieces.push(serialized.slice(from));
+  const out = Buffer.allocUnsafe(pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0));
+  let offset = 0;
+  for (const piece of pieces) offset += out.write(piece, offset);
+  return out;
 }
 
 export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
