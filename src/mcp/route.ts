@@ -172,10 +172,12 @@ function protocolFault(error: FastifyError, limitBytes: number): ProtocolFault |
   return null;
 }
 
-const ENVELOPE_CLAIM = PROTOCOL_VERSION_META_KEY;
-
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Whether params carry the 2026-07-28 envelope claim (its protocol-version `_meta` key), valid or not. */
+const carriesEnvelopeClaim = (params: unknown): boolean =>
+  isRecord(params) && isRecord(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
 
 /**
  * A request that carries the 2026-07-28 envelope claim: the SDK's classification can only make it
@@ -187,8 +189,7 @@ export function claimsModernEra(body: unknown): boolean {
   if (!isRecord(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string') return false;
   if (body.method === 'initialize' || 'result' in body || 'error' in body) return false;
   if (typeof body.id !== 'string' && typeof body.id !== 'number') return false;
-  const params = body.params;
-  return isRecord(params) && isRecord(params._meta) && ENVELOPE_CLAIM in params._meta;
+  return carriesEnvelopeClaim(body.params);
 }
 
 /**
@@ -200,9 +201,7 @@ export function claimsModernEra(body: unknown): boolean {
 export function isPlainLegacyRequest(body: unknown, protocolVersion: string | undefined): boolean {
   if (!isRecord(body) || 'result' in body || 'error' in body || body.method === 'initialize') return false;
   if (protocolVersion !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) return false;
-  const params = body.params;
-  if (isRecord(params) && isRecord(params._meta) && ENVELOPE_CLAIM in params._meta) return false;
-  return isJSONRPCRequest(body);
+  return !carriesEnvelopeClaim(body.params) && isJSONRPCRequest(body);
 }
 
 /**

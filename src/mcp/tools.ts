@@ -169,7 +169,8 @@ const text = (value: string) => ({ type: 'text' as const, text: value });
  */
 function rawJson(call: McpCall, json: string): string {
   const placeholder = `tmd-raw-${randomUUID()}`;
-  call.raw = [...(call.raw ?? []), { placeholder, json }];
+  if (call.raw) call.raw.push({ placeholder, json });
+  else call.raw = [{ placeholder, json }];
   return placeholder;
 }
 
