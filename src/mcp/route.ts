@@ -2,7 +2,10 @@
  * POST /mcp/jsonrpc: MCP over Streamable HTTP, stateless, on the same Fastify pipeline as REST. The app's
  * onRequest hook authenticates (401 problem+json before MCP runs) and applies the per-key limits, so REST
  * and MCP share one budget; each POST then gets its own server from the official SDK:
- * - 2026-07-28 requests (per-request `_meta` envelope) go to the SDK's createMcpHandler, modern-only;
+ * - 2026-07-28 requests (per-request `_meta` envelope): a tools/call or tools/list whose standard headers
+ *   agree with its body is served on the SDK's PerRequestHTTPServerTransport directly (the building
+ *   blocks createMcpHandler is made of, without its web Request); everything else goes to the SDK's
+ *   createMcpHandler, modern-only;
  * - 2025-era requests (initialize handshake, no envelope) go to a per-request server over a
  *   single-exchange transport (legacy.ts), answered as the SDK's stateless JSON-mode transport answers.
  * Both answer JSON rather than SSE, so the response is complete before it is written and the cost
@@ -16,9 +19,14 @@ import {
   type AuthInfo,
   classifyInboundRequest,
   createMcpHandler,
+  type InboundClassificationOutcome,
   isJSONRPCRequest,
+  isJsonContentType,
+  type JSONRPCRequest,
   localhostAllowedHostnames,
+  PerRequestHTTPServerTransport,
   PROTOCOL_VERSION_META_KEY,
+  type Server,
   SUPPORTED_PROTOCOL_VERSIONS,
   validateOriginHeader,
 } from '@modelcontextprotocol/server';
@@ -29,7 +37,7 @@ import { costHeaders } from '../domain/metering.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { sendProblem, toAppError } from '../http/problem.ts';
 import { acceptsJson, serveLegacyExchange } from './legacy.ts';
-import { createMcpFace } from './server.ts';
+import { createMcpFace, MODERN_REVISION } from './server.ts';
 import { type McpCall, refusalResult } from './tools.ts';
 
 export const MCP_PATH = '/mcp/jsonrpc';
@@ -204,6 +212,57 @@ export function isPlainLegacyRequest(body: unknown, protocolVersion: string | un
   return !carriesEnvelopeClaim(body.params) && isJSONRPCRequest(body);
 }
 
+/** The standard MCP headers of a request, as sent (several values joined by ", "). */
+export interface StandardHeaders {
+  protocolVersion: string | undefined;
+  method: string | undefined;
+  name: string | undefined;
+}
+
+/**
+ * Whether a request the SDK classified modern may be served on the composed path: the SDK's
+ * classifyInboundRequest and PerRequestHTTPServerTransport, the building blocks createMcpHandler
+ * documents for transport-neutral routing, without the web Request its fetch face needs. That path
+ * leaves out the handler's own checks after classification, so it takes only requests that pass them
+ * by construction: a tools/call or tools/list request (not a notification) claiming 2026-07-28, the
+ * revision this server is built for, with its MCP-Protocol-Version and Mcp-Method headers present (the
+ * classifier has already matched both to the body) and, for tools/call, an Mcp-Name header that is
+ * params.name exactly (not its Base64 form). Everything else, subscriptions/listen, other revisions and
+ * any header the handler would reject included, goes to createMcpHandler.
+ */
+export function isComposableModernRequest(
+  outcome: InboundClassificationOutcome,
+  headers: StandardHeaders,
+): outcome is InboundClassificationOutcome & { kind: 'modern'; message: JSONRPCRequest } {
+  if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return false;
+  if (outcome.classification.revision !== MODERN_REVISION) return false;
+  if (headers.protocolVersion === undefined || headers.method === undefined) return false;
+  const { method, params } = outcome.message;
+  if (method === 'tools/list') return true;
+  if (method !== 'tools/call' || !isRecord(params)) return false;
+  return typeof params.name === 'string' && headers.name === params.name && !params.name.startsWith('=?');
+}
+
+/**
+ * One modern exchange on the composed path: connecting the request's server to the SDK's per-request
+ * transport binds it to the classified revision (the SDK's documented behaviour); the transport then
+ * answers as createMcpHandler does. Null when the server did not bind, so the caller can hand the
+ * request to createMcpHandler instead of serving it in the wrong era.
+ */
+export async function serveComposed(
+  server: Server,
+  outcome: InboundClassificationOutcome & { kind: 'modern'; message: JSONRPCRequest },
+  authInfo: AuthInfo,
+): Promise<Response | null> {
+  const transport = new PerRequestHTTPServerTransport({ classification: outcome.classification });
+  await server.connect(transport);
+  if (server.getNegotiatedProtocolVersion() !== MODERN_REVISION) {
+    await server.close();
+    return null;
+  }
+  return transport.handleMessage(outcome.message, { authInfo });
+}
+
 /**
  * Puts back the parts the tools left as placeholders (`McpCall.raw`): each stands in the serialized
  * message as a JSON string and is replaced by its JSON text. Stored rows go out as stored, like REST, and
@@ -324,18 +383,24 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         const value = request.headers[name];
         return Array.isArray(value) ? value.join(', ') : value;
       };
-      const version = header('mcp-protocol-version');
-      const legacy =
-        !claimsModernEra(body) &&
-        (isPlainLegacyRequest(body, version) ||
-          classifyInboundRequest({
-            httpMethod: 'POST',
-            protocolVersionHeader: version,
-            mcpMethodHeader: header('mcp-method'),
-            mcpNameHeader: header('mcp-name'),
-            body,
-          }).kind === 'legacy');
-      if (legacy) {
+      const headers: StandardHeaders = {
+        protocolVersion: header('mcp-protocol-version'),
+        method: header('mcp-method'),
+        name: header('mcp-name'),
+      };
+      const version = headers.protocolVersion;
+      // A claim of the modern era is classified in full; a plain 2025-era call needs no classification.
+      const outcome =
+        claimsModernEra(body) || !isPlainLegacyRequest(body, version)
+          ? classifyInboundRequest({
+              httpMethod: 'POST',
+              protocolVersionHeader: version,
+              mcpMethodHeader: headers.method,
+              mcpNameHeader: headers.name,
+              body,
+            })
+          : null;
+      if (outcome === null || outcome.kind === 'legacy') {
         const answer = await serveLegacyExchange(
           face.serverFor(call),
           body,
@@ -348,12 +413,20 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
         return reply.type('application/json').send(call.raw ? spliceRaw(encoded, call.raw) : encoded);
       }
+      const composed =
+        isJsonContentType(request.headers['content-type']) && isComposableModernRequest(outcome, headers)
+          ? await serveComposed(face.serverFor(call, 'modern'), outcome, authInfo)
+          : null;
       // The SDK reads only the headers and the parsed body: the host part of this URL is never used.
-      const webRequest = new Request(`http://localhost${request.url}`, {
-        method: 'POST',
-        headers: forwardedHeaders(request),
-      });
-      const response = await modern.fetch(webRequest, { parsedBody: body, authInfo });
+      const response =
+        composed ??
+        (await modern.fetch(
+          new Request(`http://localhost${request.url}`, {
+            method: 'POST',
+            headers: forwardedHeaders(request),
+          }),
+          { parsedBody: body, authInfo },
+        ));
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         if (name !== 'content-length') reply.header(name, value);

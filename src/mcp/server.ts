@@ -4,13 +4,28 @@
  * Server (not McpServer) lets a refused call carry the REST problem in structuredContent, bad
  * arguments included, and keeps zod parsing of each result off the hot path.
  */
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import type { Deps } from '../deps.ts';
 import { COST_META_KEY, createTools, type McpCall, type McpTool } from './tools.ts';
 
+/**
+ * The 2026-07-28 revision, served on the route's composed path (route.ts). A server built for it lists it
+ * beside the SDK's 2025-era revisions, so connecting it to the SDK's per-request transport binds it to
+ * that revision; the 2025-era `initialize` never offers it.
+ */
+export const MODERN_REVISION = '2026-07-28';
+
 export interface McpFace {
-  /** A server for one request, bound to its call. */
-  serverFor(call: McpCall): Server;
+  /**
+   * A server for one request, bound to its call; `modern` for one the route serves over the SDK's
+   * per-request transport itself (createMcpHandler adds the revision to the servers it builds).
+   */
+  serverFor(call: McpCall, era?: 'modern'): Server;
   toolNames: readonly string[];
 }
 
@@ -20,6 +35,7 @@ export function createMcpFace(deps: Deps): McpFace {
   const byName = new Map<string, McpTool>(tools.map((t) => [t.definition.name, t]));
   const listing = tools.map((t) => t.definition);
   const toolNames = tools.map((t) => t.definition.name);
+  const modernVersions = [...SUPPORTED_PROTOCOL_VERSIONS, MODERN_REVISION];
   const instructions = [
     'Datasets sold by the read, from a prepaid token wallet (1 token = 0.1 EUR).',
     'search_datasets, describe_dataset, estimate_cost and get_account are free.',
@@ -29,10 +45,14 @@ export function createMcpFace(deps: Deps): McpFace {
 
   return {
     toolNames,
-    serverFor(call) {
+    serverFor(call, era) {
       const server = new Server(
         { name: 'token-metered-data', title: 'Token-metered data service', version: '1.0.0' },
-        { capabilities: { tools: { listChanged: false } }, instructions },
+        {
+          capabilities: { tools: { listChanged: false } },
+          instructions,
+          ...(era === 'modern' && { supportedProtocolVersions: modernVersions }),
+        },
       );
       server.setRequestHandler('tools/list', () => ({ tools: listing }));
       server.setRequestHandler('tools/call', async (request) => {
