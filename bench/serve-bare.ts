@@ -14,17 +14,17 @@ const app = Fastify({ logger: false });
 app.get<{ Params: { domain: string; name: string }; Querystring: { limit?: string } }>(
   '/bare/:domain/:name',
   async (request, reply) => {
-    const rows = await store.queryRows({
+    // The same page query as the service's JSON read.
+    const page = await store.queryPage({
       dataset: `${request.params.domain}/${request.params.name}`,
       filters: {},
       descending: true,
-      limit: Number(request.query.limit ?? 100) + 1,
+      limit: Number(request.query.limit ?? 100),
     });
-    rows.length = Math.min(rows.length, Number(request.query.limit ?? 100));
-    const meta = { count: rows.length };
+    const meta = { count: page.count };
     return reply
       .type('application/json; charset=utf-8')
-      .send(`{"data":[${rows.map((r) => r.json).join(',')}],"meta":${JSON.stringify(meta)}}`);
+      .send(`{"data":[${page.json}],"meta":${JSON.stringify(meta)}}`);
   },
 );
 await app.listen({ port: 0, host: '127.0.0.1' });

@@ -103,13 +103,14 @@ describe('concurrency limit', () => {
     const slow = (store: Store): Store =>
       new Proxy(store, {
         get(target, property, receiver) {
-          if (property === 'queryRows') {
-            return async (...args: Parameters<Store['queryRows']>) => {
+          // A read's page query, as rows or as one text page.
+          if (property === 'queryRows' || property === 'queryPage') {
+            return async (query: Parameters<Store['queryPage']>[0]) => {
               inFlight++;
               maxInFlight = Math.max(maxInFlight, inFlight);
               try {
                 await sleep(delayMs);
-                return await target.queryRows(...args);
+                return await (property === 'queryRows' ? target.queryRows(query) : target.queryPage(query));
               } finally {
                 inFlight--;
               }

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { csvCell, csvRecord } from '../src/catalog/csv.ts';
 import type { Row } from '../src/catalog/types.ts';
-import { csvOf, csvOfLines, csvOfRows, jsonOf, rowTokens } from '../src/mcp/raw-rows.ts';
+import { csvOf, csvOfRows, csvTextJson, jsonOf, rowTokens } from '../src/mcp/raw-rows.ts';
+import { joinCsvLines } from '../src/store/rows.ts';
 
 const columns = ['symbol', 'name', 'close', 'volume', 'active', 'note', 'missing'];
 
@@ -37,7 +38,11 @@ test('stored rows scanned as text give the CSV and the projected JSON that parsi
   assert.equal(csvOf(columns, tokens), expectedCsv(rows));
   assert.equal(csvOfRows(texts, columns), expectedCsv(rows), 'rows with all, some or other members');
   const lines = rows.map((r) => csvRecord(r as Row, columns));
-  assert.equal(csvOfLines(columns, lines), expectedCsv(rows), 'lines rendered at load give the same CSV');
+  assert.equal(
+    JSON.parse(csvTextJson('before\n', columns, joinCsvLines(lines, 'json'), 'after')),
+    `before\n${expectedCsv(rows)}after`,
+    'lines rendered at load, joined and escaped by the store, give the same text',
+  );
   const projected = rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null])));
   assert.equal(jsonOf(columns, tokens), JSON.stringify(projected));
 });

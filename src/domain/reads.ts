@@ -4,22 +4,32 @@ import { type CursorCodec, planRead, type ReadParams } from '../catalog/read-pla
 import { generateSampleRows } from '../catalog/sample-data.ts';
 import type { Row } from '../catalog/types.ts';
 import { AppError } from '../errors.ts';
-import type { RowSource, StoredRow } from '../store/port.ts';
+import type { RowSource, StoredPage, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { type MeterDeps, type Metered, meter } from './metering.ts';
 
-export interface ReadResult {
+interface ReadBase {
   entry: CatalogEntry;
-  rows: StoredRow[];
+  /** Rows on the page. */
+  count: number;
   /** Projected fields, or null when every field is returned. */
   fields: string[] | null;
   nextCursor: string | null;
   source: RowSource;
 }
 
+/** A page one row at a time (`rows`), or full rows as one text page as stored (`page`, see ReadOptions). */
+export type ReadResult = ReadBase &
+  ({ rows: StoredRow[]; page?: undefined } | { page: StoredPage; rows?: undefined });
+
 export interface ReadOptions {
-  /** The answer is CSV: full rows come with their stored CSV lines (`storedCsvLines`). */
-  csv?: boolean;
+  /**
+   * How full rows come: `rows` (the default) one at a time; `json` as one text page of their stored
+   * JSON; `csv` and `csv-json` as a text page that also carries their stored CSV lines, joined for a CSV
+   * body or as the content of a JSON string (an MCP page text). A projection, and a page whose rows have
+   * no stored lines over the dataset's columns (loaded before lines were stored), come as rows.
+   */
+  as?: 'rows' | 'json' | 'csv' | 'csv-json';
 }
 
 /**
@@ -94,24 +104,38 @@ export class DataReads {
     return source;
   }
 
-  /**
-   * Fetches one page without metering: the caller must meter it (see `read`). With `csv`, full rows
-   * come with their stored CSV lines (`StoredRow.csv`) where the store has them.
-   */
+  /** Fetches one page without metering: the caller must meter it (see `read`). */
   async fetch(entry: CatalogEntry, params: ReadParams, options: ReadOptions = {}): Promise<ReadResult> {
     const plan = planRead(entry, params, this.#deps.cursors);
     const source = await this.ensureRows(entry);
-    const query = { ...plan.query, limit: plan.query.limit + 1 };
-    const rows = await this.#deps.store.queryRows(
-      options.csv && plan.fields === null ? { ...query, csvColumns: entry.csvColumns } : query,
-    );
+    const as = plan.fields === null ? (options.as ?? 'rows') : 'rows';
+    if (as !== 'rows') {
+      const page = await this.#deps.store.queryPage(
+        as === 'json'
+          ? plan.query
+          : { ...plan.query, csvColumns: entry.csvColumns, csvJoin: as === 'csv' ? 'crlf' : 'json' },
+      );
+      // Without stored lines for every row, the page is read again as rows and rendered from the JSON.
+      if (page.csv !== null) {
+        const nextCursor = page.next ? this.#deps.cursors.encode(plan.fingerprint, page.next) : null;
+        return { entry, page, count: page.count, fields: null, nextCursor, source };
+      }
+    }
+    const rows = await this.#deps.store.queryRows({ ...plan.query, limit: plan.query.limit + 1 });
     let nextCursor: string | null = null;
     if (rows.length > plan.query.limit) {
       rows.length = plan.query.limit;
       const last = rows.at(-1) as StoredRow;
       nextCursor = this.#deps.cursors.encode(plan.fingerprint, { t: last.t, id: last.id });
     }
-    return { entry, rows, fields: plan.fields, nextCursor, source };
+    return { entry, rows, count: rows.length, fields: plan.fields, nextCursor, source };
+  }
+
+  /** One page row by row (recipes read rows as objects). */
+  async fetchRows(entry: CatalogEntry, params: ReadParams): Promise<ReadResult & { rows: StoredRow[] }> {
+    const result = await this.fetch(entry, params);
+    if (!result.rows) throw new Error('a page fetched as rows came as text');
+    return result as ReadResult & { rows: StoredRow[] };
   }
 
   get meterDeps(): MeterDeps {
@@ -129,7 +153,7 @@ export class DataReads {
     const item = { label: entry.key, listCost: entry.listCost, p0: entry.p0 };
     return meter(this.#deps, caller, requestId, entry.key, [item], async () => {
       const value = await this.fetch(entry, params, options);
-      return { value, rows: value.rows.length };
+      return { value, rows: value.count };
     });
   }
 }

@@ -164,7 +164,7 @@ export class Recipes {
       }
       const window = tonightWindow(deps.now(), tz);
       return meter(deps, caller, requestId, `recipe:${name}`, items, async () => {
-        const page = await this.#reads.fetch(entries[0] as CatalogEntry, {
+        const page = await this.#reads.fetchRows(entries[0] as CatalogEntry, {
           filters: {},
           from: isoSeconds(window.from),
           to: isoSeconds(window.until),
@@ -185,7 +185,7 @@ export class Recipes {
       });
     }
     return meter(deps, caller, requestId, `recipe:${name}`, items, async () => {
-      const page = await this.#reads.fetch(entries[0] as CatalogEntry, {
+      const page = await this.#reads.fetchRows(entries[0] as CatalogEntry, {
         filters: { symbol: [...DOW30] },
         limit: 1000,
         sort: 'desc',

@@ -153,9 +153,19 @@ export function csvOfRows(rows: readonly string[], columns: readonly string[]): 
   return out;
 }
 
-/** A header over `columns` and rows' stored CSV lines (`csvRecord`), with LF line ends. */
-export function csvOfLines(columns: readonly string[], lines: readonly string[]): string {
-  return `${csvHeader(columns)}\n${lines.join('\n')}\n`;
+/**
+ * A page text as a JSON string literal, around stored CSV lines the store joined by LF and escaped for
+ * JSON (`csvJoin: 'json'`): `before`, a header over `columns`, the lines, then `after` on its own line,
+ * with LF line ends. The lines are neither decoded nor encoded again.
+ */
+export function csvTextJson(
+  before: string,
+  columns: readonly string[],
+  escapedLines: string,
+  after: string,
+): string {
+  const escape = (text: string) => JSON.stringify(text).slice(1, -1);
+  return `"${escape(`${before}${csvHeader(columns)}\n`)}${escapedLines}${escape(`\n${after}`)}"`;
 }
 
 /** Header and rows as CSV with LF line ends: the compact form a model reads. */

@@ -13,7 +13,6 @@ import type { Caller } from '../domain/caller.ts';
 import { type CostFigures, costHeaders, quote } from '../domain/metering.ts';
 import { formatMicros } from '../domain/money.ts';
 import { costEur } from '../domain/pricing.ts';
-import { storedCsvLines } from '../domain/reads.ts';
 import { recipes } from '../domain/recipes.ts';
 import { AppError, toProblem } from '../errors.ts';
 import { datasetOut, describeEntry, entryOut, presentEntry, searchCatalog } from '../http/routes/catalog.ts';
@@ -21,7 +20,7 @@ import { filterValue, readEnvelope, readMeta } from '../http/routes/data.ts';
 import { accountOut, presentAccount } from '../http/routes/me.ts';
 import { recipeOut } from '../http/routes/recipes.ts';
 import { tokens } from '../http/schemas.ts';
-import { csvOf, csvOfLines, csvOfRows, jsonOf, rowTokens, tokensOf } from './raw-rows.ts';
+import { csvOf, csvOfRows, csvTextJson, jsonOf, rowTokens, tokensOf } from './raw-rows.ts';
 
 /** The `_meta` key of a metered tool result: the four figures of the cost headers, and more. */
 export const COST_META_KEY = 'tmd.example/cost';
@@ -414,37 +413,44 @@ export function createTools(deps: Deps): McpTool[] {
         cursor: args.cursor,
         sort: args.sort ?? 'desc',
       };
-      const result = await deps.reads.read(call.caller, call.requestId, args.dataset, params, { csv: true });
+      const result = await deps.reads.read(call.caller, call.requestId, args.dataset, params, {
+        as: 'csv-json',
+      });
       call.cost = result.cost;
       const { value } = result;
       const meta = readMeta(deps.pricing, result);
-      const texts = value.rows.map((r) => r.json);
-      // A projection needs each row's members by name; a full row goes out as stored.
-      const members = value.fields === null ? null : rowTokens(texts, value.fields);
-      // Full rows have their CSV lines stored with them; others (a projection) are rendered here.
-      const lines = members ? null : storedCsvLines(value.rows);
       const figures = costFigures(deps, result.cost, value.entry.listCost);
       const order = params.sort === 'desc' ? 'newest first' : 'oldest first';
       const sample = meta.sample ? ' (generated sample data, not real observations)' : '';
       const next = value.nextCursor
         ? `\nnext_cursor: ${value.nextCursor} (pass it as cursor with the same arguments for the next page; each page is one read)`
         : '';
-      const table =
-        texts.length === 0
-          ? '(no rows match)\n'
-          : members
-            ? csvOf(meta.fields, members)
-            : lines
-              ? csvOfLines(meta.fields, lines)
+      const head = `${value.entry.key}: ${value.count} rows, ${order}${sample}\n`;
+      let rowsJson: string;
+      let pageJson: string;
+      if (value.page) {
+        // Full rows as stored: their JSON and their CSV lines, joined (and escaped) by the store.
+        rowsJson = `[${value.page.json}]`;
+        pageJson =
+          value.count === 0
+            ? JSON.stringify(`${head}(no rows match)\n${next}`)
+            : csvTextJson(head, meta.fields, value.page.csv as string, next);
+      } else {
+        // A projection needs each row's members by name; rows without stored lines are rendered here.
+        const texts = value.rows.map((r) => r.json);
+        const members = value.fields === null ? null : rowTokens(texts, value.fields);
+        const table =
+          texts.length === 0
+            ? '(no rows match)\n'
+            : members
+              ? csvOf(meta.fields, members)
               : csvOfRows(texts, meta.fields);
-      const rows = rawJson(
-        call,
-        value.fields === null || members === null ? `[${texts.join(',')}]` : jsonOf(value.fields, members),
-      );
-      const page = rawJson(
-        call,
-        JSON.stringify(`${value.entry.key}: ${texts.length} rows, ${order}${sample}\n${table}${next}`),
-      );
+        rowsJson =
+          value.fields === null || members === null ? `[${texts.join(',')}]` : jsonOf(value.fields, members);
+        pageJson = JSON.stringify(`${head}${table}${next}`);
+      }
+      const rows = rawJson(call, rowsJson);
+      const page = rawJson(call, pageJson);
       return {
         content: [text(page), text(costNote(figures))],
         structuredContent: { data: rows, meta },

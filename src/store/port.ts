@@ -172,6 +172,34 @@ export interface RowQuery {
   csvColumns?: string;
 }
 
+/** How a text page joins its stored CSV lines (`PageQuery.csvJoin`). */
+export type CsvJoin = 'crlf' | 'json';
+
+export interface PageQuery extends RowQuery {
+  /** The page size: `StoredPage.next` says whether rows follow. */
+  limit: number;
+  /**
+   * With csvColumns, how the page's lines are joined: `crlf` for a CSV body, `json` for the content of a
+   * JSON string (LF-joined and escaped once by the store: an MCP page text is made from it as it is).
+   */
+  csvJoin?: CsvJoin;
+}
+
+/** A page of full rows as text, for answers that serve rows as stored (REST JSON and CSV, MCP). */
+export interface StoredPage {
+  /** Rows on the page: at most the query's limit. */
+  count: number;
+  /** The rows' stored JSON joined by commas: the inside of a JSON array. */
+  json: string;
+  /**
+   * With csvColumns: the rows' stored CSV lines joined as `csvJoin` says, with no final line end; null
+   * when a row has no line over those columns (render those from the JSON).
+   */
+  csv?: string | null;
+  /** The keyset position of the page's last row when another row follows it, else null. */
+  next: { t: string; id: number } | null;
+}
+
 export interface StoredRow {
   id: number;
   t: string;
@@ -251,4 +279,6 @@ export interface Store {
   ): Promise<boolean>;
   datasetSource(dataset: string): Promise<{ source: RowSource; rows: number; loadedAt: number } | null>;
   queryRows(query: RowQuery): Promise<StoredRow[]>;
+  /** The same rows as queryRows, as one text page (`pageOfRows` is the reference). */
+  queryPage(query: PageQuery): Promise<StoredPage>;
 }

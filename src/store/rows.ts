@@ -5,10 +5,15 @@
 import type { KeyKind } from '../domain/keys.ts';
 import type {
   AccountRecord,
+  CsvJoin,
   EntryKind,
   KeyRecord,
   LedgerEntry,
+  PageQuery,
   Plan,
+  RowQuery,
+  StoredPage,
+  StoredRow,
   UsageEvent,
   UsageOutcome,
   WalletRecord,
@@ -106,3 +111,38 @@ export const walletColumns =
 export const accountColumns =
   'a.id AS a_id, a.email AS a_email, a.password_hash AS a_password_hash, a.plan AS a_plan, a.package_id AS a_package_id, ' +
   'a.wallet_id AS a_wallet_id, a.created_at AS a_created_at, a.public_test_started_at AS a_public_test_started_at';
+
+/** Stored CSV lines joined for a text page (`PageQuery.csvJoin`), with no final line end. */
+export function joinCsvLines(lines: readonly string[], join: CsvJoin): string {
+  return join === 'json' ? JSON.stringify(lines.join('\n')).slice(1, -1) : lines.join('\r\n');
+}
+
+/**
+ * A text page built from rows fetched one by one (limit + 1, to see whether rows follow): PostgreSQL's
+ * queryPage, and the reference the store contract holds SQLite's single-statement page to.
+ */
+export async function pageOfRows(
+  query: PageQuery,
+  queryRows: (query: RowQuery) => Promise<StoredRow[]>,
+): Promise<StoredPage> {
+  const rows = await queryRows({ ...query, limit: query.limit + 1 });
+  const more = rows.length > query.limit;
+  if (more) rows.length = query.limit;
+  const last = rows.at(-1);
+  const page: StoredPage = {
+    count: rows.length,
+    json: rows.map((r) => r.json).join(','),
+    next: more && last ? { t: last.t, id: last.id } : null,
+  };
+  if (query.csvColumns === undefined) return page;
+  const lines: string[] = [];
+  for (const row of rows) {
+    if (typeof row.csv !== 'string') {
+      page.csv = null;
+      return page;
+    }
+    lines.push(row.csv);
+  }
+  page.csv = joinCsvLines(lines, query.csvJoin ?? 'crlf');
+  return page;
+}

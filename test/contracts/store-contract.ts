@@ -9,7 +9,8 @@ import { csvColumnsKey } from '../../src/catalog/csv.ts';
 import type { Row } from '../../src/catalog/types.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { type KeyKind, newKey } from '../../src/domain/keys.ts';
-import type { KeyRecord, Store, UsageInput } from '../../src/store/port.ts';
+import type { KeyRecord, PageQuery, Store, UsageInput } from '../../src/store/port.ts';
+import { pageOfRows } from '../../src/store/rows.ts';
 
 const T0 = Date.parse('2026-11-21T15:00:00Z');
 const MONTH = '2026-11';
@@ -786,6 +787,78 @@ export function runStoreContract(
           0,
           'string order: a later instant',
         );
+      });
+
+      test('queryPage is queryRows as one text page, with its next keyset, for every shape', async () => {
+        const odd = `test/page-${unique()}`;
+        const columns = ['date', 'symbol', 'note', 'close'];
+        const oddRows: Row[] = rows.map((row, i) => ({
+          ...row,
+          note: i % 4 === 0 ? `line\nbreak, "quoted" \\ tab\t é ${i}` : i % 4 === 1 ? null : `n${i}`,
+        }));
+        assert.equal(await store.loadRows(odd, 'date', oddRows, 'import', columns), true);
+        const csvColumns = csvColumnsKey(columns);
+        const shapes: Partial<PageQuery>[] = [
+          {},
+          { descending: false },
+          { limit: 1 },
+          { limit: 29 },
+          { limit: 30 },
+          { limit: 31 },
+          { filters: { symbol: ['AAPL', 'IBM'] }, limit: 7 },
+          { filters: { symbol: ['NOPE'] } },
+          { from: '2026-01-03', toExclusive: '2026-01-06', limit: 4, descending: false },
+          { after: { t: '2026-01-05', id: 14 }, limit: 5 },
+          { after: { t: '2026-01-05', id: 14 }, limit: 5, descending: false },
+        ];
+        for (const shape of shapes) {
+          for (const csv of [undefined, 'crlf', 'json'] as const) {
+            const query: PageQuery = {
+              dataset: odd,
+              filters: {},
+              descending: true,
+              limit: 1000,
+              ...shape,
+              ...(csv ? { csvColumns, csvJoin: csv } : {}),
+            };
+            const page = await store.queryPage(query);
+            const reference = await pageOfRows(query, (q) => store.queryRows(q));
+            assert.deepEqual(page, reference, JSON.stringify({ shape, csv }));
+            assert.equal(JSON.parse(`[${page.json}]`).length, page.count);
+            if (csv === 'json' && page.csv) {
+              const text = JSON.parse(`"${page.csv}"`) as string;
+              assert.equal(text.split('\n').length >= page.count, true);
+            }
+          }
+        }
+        // Keyset paging by `next` visits every row once.
+        const seen: string[] = [];
+        let after: PageQuery['after'];
+        for (let i = 0; i < 10; i++) {
+          const page = await store.queryPage({
+            dataset: odd,
+            filters: {},
+            descending: true,
+            limit: 7,
+            ...(after ? { after } : {}),
+          });
+          seen.push(...(JSON.parse(`[${page.json}]`) as Row[]).map((r) => `${r.date}/${r.symbol}`));
+          if (!page.next) break;
+          after = page.next;
+        }
+        assert.equal(seen.length, 30);
+        assert.equal(new Set(seen).size, 30);
+        // Lines over other columns are not offered: the page says so rather than serving them.
+        const other = await store.queryPage({
+          dataset: odd,
+          filters: {},
+          descending: true,
+          limit: 5,
+          csvColumns: csvColumnsKey(['date']),
+          csvJoin: 'json',
+        });
+        assert.equal(other.csv, null);
+        assert.equal(other.count, 5);
       });
 
       test('keyset paging visits every row exactly once, in both directions', async () => {

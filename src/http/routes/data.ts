@@ -6,7 +6,7 @@ import { DEFAULT_LIMIT, type ReadParams, readOptionsShape } from '../../catalog/
 import type { Deps } from '../../deps.ts';
 import { costHeaders, type Metered } from '../../domain/metering.ts';
 import type { Pricing } from '../../domain/pricing.ts';
-import { projectRow, type ReadResult, storedCsvLines } from '../../domain/reads.ts';
+import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { problems, tokens } from '../schemas.ts';
@@ -82,7 +82,7 @@ export function readMeta(pricing: Pricing, result: Metered<ReadResult>) {
   return {
     dataset: value.entry.key,
     canonical_key: value.entry.dataset.key,
-    count: value.rows.length,
+    count: value.count,
     next_cursor: value.nextCursor,
     fields: value.fields ?? [...value.entry.columns],
     time_field: value.entry.dataset.time_field,
@@ -109,10 +109,10 @@ export function sendRead(
   reply.header('x-data-sample', String(value.source === 'sample'));
   if (csv) {
     const columns = value.fields ?? value.entry.columns;
-    const stored = value.fields === null ? storedCsvLines(value.rows) : null;
     let body = csvLine(columns);
-    if (stored) {
-      if (stored.length > 0) body += `${stored.join('\r\n')}\r\n`;
+    if (value.page) {
+      // Full rows: their stored lines, joined by the store.
+      if (value.page.count > 0) body += `${value.page.csv}\r\n`;
     } else {
       for (const row of value.rows) {
         const projected = projectRow(row, columns);
@@ -127,8 +127,9 @@ export function sendRead(
   }
   const meta = readMeta(deps.pricing, result);
   // Stored rows are already JSON: splice them in rather than parse and re-serialise on the hot path.
-  const data =
-    value.fields === null
+  const data = value.page
+    ? value.page.json
+    : value.fields === null
       ? value.rows.map((r) => r.json).join(',')
       : value.rows.map((r) => JSON.stringify(projectRow(r, value.fields))).join(',');
   return reply
@@ -190,7 +191,7 @@ export function registerDataRoutes(app: TypedApp, deps: Deps): void {
         request.id,
         `${request.params.domain}/${request.params.name}`,
         params,
-        { csv },
+        { as: csv ? 'csv' : 'json' },
       );
       return sendRead(deps, reply, result, csv);
     },

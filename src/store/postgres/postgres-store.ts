@@ -24,11 +24,13 @@ import type {
   LedgerAudit,
   LedgerEntry,
   NewAccount,
+  PageQuery,
   RowQuery,
   RowSource,
   SessionRecord,
   SpendCap,
   Store,
+  StoredPage,
   StoredRow,
   UsageEvent,
   UsageInput,
@@ -44,6 +46,7 @@ import {
   keyFrom,
   num,
   optNum,
+  pageOfRows,
   str,
   usageFrom,
   walletColumns,
@@ -819,6 +822,11 @@ export class PostgresStore implements Store {
     return row
       ? { source: str(row.source) as RowSource, rows: num(row.row_count), loadedAt: num(row.loaded_at) }
       : null;
+  }
+
+  /** One page as text, built from its rows. */
+  queryPage(q: PageQuery): Promise<StoredPage> {
+    return pageOfRows(q, (query) => this.queryRows(query));
   }
 
   async queryRows(q: RowQuery): Promise<StoredRow[]> {

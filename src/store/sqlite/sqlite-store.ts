@@ -20,10 +20,12 @@ import type {
   LedgerAudit,
   LedgerEntry,
   NewAccount,
+  PageQuery,
   RowQuery,
   RowSource,
   SessionRecord,
   Store,
+  StoredPage,
   StoredRow,
   UsageEvent,
   UsageInput,
@@ -529,7 +531,8 @@ export class SqliteStore implements Store {
       : null;
   }
 
-  async queryRows(q: RowQuery): Promise<StoredRow[]> {
+  /** The WHERE clause of a page and its parameters (the dataset first). */
+  #pageFilter(q: RowQuery): { where: string; params: SQLInputValue[] } {
     const where = ['dataset = ?'];
     const params: SQLInputValue[] = [q.dataset];
     if (q.from !== undefined) {
@@ -549,23 +552,75 @@ export class SqliteStore implements Store {
       where.push(q.descending ? '(t, id) < (?, ?)' : '(t, id) > (?, ?)');
       params.push(q.after.t, q.after.id);
     }
+    return { where: where.join(' AND '), params };
+  }
+
+  // With csvColumns, the stored lines count only if they were rendered over the columns asked for
+  // (an uncorrelated subquery: SQLite runs it once per statement).
+  static readonly #csvLine =
+    'CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = ?) = ? THEN csv END';
+
+  async queryRows(q: RowQuery): Promise<StoredRow[]> {
+    const { where, params } = this.#pageFilter(q);
     const direction = q.descending ? 'DESC' : 'ASC';
-    params.push(q.limit);
-    // With csvColumns, the stored lines count only if they were rendered over the columns asked for
-    // (an uncorrelated subquery: SQLite runs it once per statement).
     const withCsv = q.csvColumns !== undefined;
-    const csv = withCsv
-      ? ', CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = ?) = ? THEN csv END'
-      : '';
     const rows = this.#stmt(
-      `SELECT id, t, data${csv} FROM dataset_rows WHERE ${where.join(' AND ')}
+      `SELECT id, t, data${withCsv ? `, ${SqliteStore.#csvLine}` : ''} FROM dataset_rows WHERE ${where}
         ORDER BY t ${direction}, id ${direction} LIMIT ?`,
       true,
-    ).all(...(withCsv ? [q.dataset, q.csvColumns as string, ...params] : params)) as unknown as unknown[][];
+    ).all(
+      ...(withCsv ? [q.dataset, q.csvColumns as string] : []),
+      ...params,
+      q.limit,
+    ) as unknown as unknown[][];
     return rows.map(([id, t, data, line]) => {
       const row: StoredRow = { id: num(id), t: str(t), json: str(data) };
       if (withCsv) row.csv = line === null ? null : str(line);
       return row;
     });
+  }
+
+  /**
+   * One statement aggregates the page: SQLite hands back two strings instead of a JSON text and a CSV
+   * line per row, and escapes the lines for JSON itself (`json_quote`) when the page text goes out in a
+   * JSON answer. The aggregate takes the rows in the order the ordered subquery yields them (an ORDER BY
+   * inside group_concat would sort them again and double the statement's cost); the store contract
+   * holds the page to queryRows's order. A full page then looks past its end by position: the keyset of
+   * its last row and whether one follows. Both statements run back to back on this connection, which
+   * nothing else writes between them (node:sqlite is synchronous).
+   */
+  async queryPage(q: PageQuery): Promise<StoredPage> {
+    const { where, params } = this.#pageFilter(q);
+    const direction = q.descending ? 'DESC' : 'ASC';
+    const order = `ORDER BY t ${direction}, id ${direction}`;
+    const withCsv = q.csvColumns !== undefined;
+    const joined =
+      q.csvJoin === 'json' ? 'json_quote(group_concat(line, char(10)))' : 'group_concat(line, char(13, 10))';
+    const [count, json, csv, lines] = this.#stmt(
+      `SELECT count(*), group_concat(data, ','), ${withCsv ? `${joined}, count(line)` : 'NULL, 0'}
+        FROM (SELECT data${withCsv ? `, ${SqliteStore.#csvLine} AS line` : ''}
+          FROM dataset_rows WHERE ${where} ${order} LIMIT ?)`,
+      true,
+    ).get(...(withCsv ? [q.dataset, q.csvColumns as string] : []), ...params, q.limit) as unknown as [
+      number,
+      string | null,
+      string | null,
+      number,
+    ];
+    let next: StoredPage['next'] = null;
+    if (count === q.limit && count > 0) {
+      const tail = this.#stmt(
+        `SELECT t, id FROM dataset_rows WHERE ${where} ${order} LIMIT 2 OFFSET ?`,
+        true,
+      ).all(...params, q.limit - 1) as unknown as [string, number][];
+      const [last, following] = tail;
+      if (last && following) next = { t: str(last[0]), id: num(last[1]) };
+    }
+    const page: StoredPage = { count, json: json ?? '', next };
+    if (withCsv) {
+      const text = count === 0 ? '' : (csv ?? '');
+      page.csv = lines < count ? null : q.csvJoin === 'json' ? text.slice(1, -1) : text;
+    }
+    return page;
   }
 }
