@@ -164,8 +164,8 @@ export function csvTextJson(
   escapedLines: string,
   after: string,
 ): string {
-  const escape = (text: string) => JSON.stringify(text).slice(1, -1);
-  return `"${escape(`${before}${csvHeader(columns)}\n`)}${escapedLines}${escape(`\n${after}`)}"`;
+  const jsonContent = (text: string) => JSON.stringify(text).slice(1, -1);
+  return `"${jsonContent(`${before}${csvHeader(columns)}\n`)}${escapedLines}${jsonContent(`\n${after}`)}"`;
 }
 
 /** Header and rows as CSV with LF line ends: the compact form a model reads. */
