@@ -118,8 +118,8 @@ export function joinCsvLines(lines: readonly string[], join: CsvJoin): string {
 }
 
 /**
- * A text page built from rows fetched one by one (limit + 1, to see whether rows follow): the reference
- * the store contract holds each adapter's single-statement queryPage to.
+ * A text page built from rows fetched one by one (limit + 1, to see whether rows follow): PostgreSQL's
+ * queryPage, and the reference the store contract holds SQLite's single-statement page to.
  */
 export async function pageOfRows(
   query: PageQuery,

@@ -46,6 +46,7 @@ import {
   keyFrom,
   num,
   optNum,
+  pageOfRows,
   str,
   usageFrom,
   walletColumns,
@@ -823,13 +824,18 @@ export class PostgresStore implements Store {
       : null;
   }
 
-  /** The WHERE clause of a page, binding its values after the dataset ($1). */
-  #pageFilter(q: RowQuery, values: unknown[]): string {
+  /** One page as text, built from its rows. */
+  queryPage(q: PageQuery): Promise<StoredPage> {
+    return pageOfRows(q, (query) => this.queryRows(query));
+  }
+
+  async queryRows(q: RowQuery): Promise<StoredRow[]> {
+    const values: unknown[] = [q.dataset];
+    const where = ['dataset = $1'];
     const bind = (value: unknown) => {
       values.push(value);
       return `$${values.length}`;
     };
-    const where = ['dataset = $1'];
     if (q.from !== undefined) where.push(`t >= ${bind(q.from)}`);
     if (q.toExclusive !== undefined) where.push(`t < ${bind(q.toExclusive)}`);
     for (const [field, accepted] of Object.entries(q.filters)) {
@@ -838,77 +844,20 @@ export class PostgresStore implements Store {
       where.push(`data ->> ${bind(field)} = ANY(${bind(accepted)}::text[])`);
     }
     if (q.after) where.push(`(t, id) ${q.descending ? '<' : '>'} (${bind(q.after.t)}, ${bind(q.after.id)})`);
-    return where.join(' AND ');
-  }
-
-  // The stored lines count only if they were rendered over the columns asked for; one statement, so
-  // the check and the rows come from the same snapshot.
-  static #csvLine(column: string): string {
-    return `CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = $1) = ${column} THEN csv END`;
-  }
-
-  async queryRows(q: RowQuery): Promise<StoredRow[]> {
-    const values: unknown[] = [q.dataset];
-    const where = this.#pageFilter(q, values);
     const direction = q.descending ? 'DESC' : 'ASC';
-    let csv = '';
-    if (q.csvColumns !== undefined) {
-      values.push(q.csvColumns);
-      csv = `, ${PostgresStore.#csvLine(`$${values.length}`)} AS csv`;
-    }
-    values.push(q.limit);
-    const text = `SELECT id, t, data::text AS json${csv} FROM dataset_rows WHERE ${where}
-        ORDER BY t ${direction}, id ${direction} LIMIT $${values.length}`;
+    // The stored lines count only if they were rendered over the columns asked for; one statement, so
+    // the check and the rows come from the same snapshot.
+    const csv =
+      q.csvColumns === undefined
+        ? ''
+        : `, CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = $1) = ${bind(q.csvColumns)} THEN csv END AS csv`;
+    const text = `SELECT id, t, data::text AS json${csv} FROM dataset_rows WHERE ${where.join(' AND ')}
+        ORDER BY t ${direction}, id ${direction} LIMIT ${bind(q.limit)}`;
     const { rows } = await this.#q(this.#pageStatement(text, values));
     return rows.map((r) => {
       const row: StoredRow = { id: num(r.id), t: str(r.t), json: str(r.json) };
       if (q.csvColumns !== undefined) row.csv = r.csv === null ? null : str(r.csv);
       return row;
     });
-  }
-
-  /**
-   * One statement, one row back: the page's JSON and CSV lines aggregated in page order (numbered by
-   * row_number over the index order, one row past the page to see whether more follow), the lines
-   * escaped for JSON by PostgreSQL itself when asked, and the keyset of the last row.
-   */
-  async queryPage(q: PageQuery): Promise<StoredPage> {
-    const values: unknown[] = [q.dataset];
-    const where = this.#pageFilter(q, values);
-    const direction = q.descending ? 'DESC' : 'ASC';
-    const order = `ORDER BY t ${direction}, id ${direction}`;
-    let line = '';
-    let csv = '';
-    if (q.csvColumns !== undefined) {
-      values.push(q.csvColumns);
-      line = `, ${PostgresStore.#csvLine(`$${values.length}`)} AS line`;
-    }
-    values.push(q.limit);
-    const limit = `$${values.length}::int`;
-    const onPage = `FILTER (WHERE n <= ${limit})`;
-    if (line) {
-      csv =
-        q.csvJoin === 'json'
-          ? `, to_json(string_agg(line, E'\\n' ORDER BY n) ${onPage})::text AS csv`
-          : `, string_agg(line, E'\\r\\n' ORDER BY n) ${onPage} AS csv`;
-      csv += `, count(line) ${onPage} AS lines`;
-    }
-    const text = `SELECT count(*) ${onPage} AS count, string_agg(json, ',' ORDER BY n) ${onPage} AS json${csv},
-        max(t) FILTER (WHERE n = ${limit}) AS last_t, max(id) FILTER (WHERE n = ${limit}) AS last_id,
-        count(*) > ${limit} AS more
-      FROM (SELECT t, id, data::text AS json${line}, row_number() OVER (${order}) AS n
-        FROM dataset_rows WHERE ${where} ${order} LIMIT ${limit} + 1) page`;
-    const row = (await this.#q(this.#pageStatement(text, values))).rows[0] as DbRow;
-    const count = num(row.count);
-    const page: StoredPage = {
-      count,
-      json: row.json === null ? '' : str(row.json),
-      next: row.more === true ? { t: str(row.last_t), id: num(row.last_id) } : null,
-    };
-    if (line) {
-      const text = count === 0 || row.csv === null ? '' : str(row.csv);
-      page.csv = num(row.lines) < count ? null : q.csvJoin === 'json' ? text.slice(1, -1) : text;
-    }
-    return page;
   }
 }
