@@ -1,7 +1,7 @@
 /** early_bird (spec 5.3, DECISIONS): an operator-set grandfather for accounts older than the cohort cutoff. */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { adminRequest, freshIp, type OperatorAccount, operatorAccount } from './helpers/operator.ts';
+import { adminRequest, freshIp, login, type OperatorAccount, operatorAccount } from './helpers/operator.ts';
 import { assertLedgerBalanced, bearer, startServer, TestClock, type TestServer } from './helpers/server.ts';
 
 const NON_P0 = '/api/v1/data/maritime/vessel-positions?limit=1';
@@ -27,18 +27,9 @@ before(async () => {
 afterEach(() => assertLedgerBalanced(server));
 after(() => server.close());
 
-async function login(account: OperatorAccount): Promise<string> {
-  const res = await server.request('POST', '/api/v1/auth/login', {
-    headers: { 'x-forwarded-for': freshIp() },
-    body: { email: account.email, password: account.password },
-  });
-  assert.equal(res.status, 200, res.text);
-  return res.json.token;
-}
-
 describe('early_bird sessions', () => {
   test('a research read with an empty wallet is served and recorded as grandfathered; the same read by a normal account is 402', async () => {
-    const session = await login(early);
+    const session = await login(server, early);
     const res = await server.request('GET', NON_P0, { headers: bearer(session) });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.headers.get('x-token-cost'), '2');
@@ -57,7 +48,7 @@ describe('early_bird sessions', () => {
       'no ledger entry: nothing burned',
     );
 
-    const refused = await server.request('GET', NON_P0, { headers: bearer(await login(normal)) });
+    const refused = await server.request('GET', NON_P0, { headers: bearer(await login(server, normal)) });
     assert.equal(refused.status, 402);
     assert.equal(refused.json.code, 'insufficient_tokens');
     assert.equal(refused.json.required_tokens, '2');
@@ -71,7 +62,7 @@ describe('early_bird sessions', () => {
       body: { tokens: 3 },
     });
     assert.equal(credit.status, 201, credit.text);
-    const session = await login(early);
+    const session = await login(server, early);
     const paid = await server.request('GET', NON_P0, { headers: bearer(session) });
     assert.equal(paid.json.meta.cost.outcome, 'charged');
     assert.equal(paid.headers.get('x-request-tokens'), '2');
@@ -137,7 +128,7 @@ describe('setting early_bird', () => {
       body: { early_bird: true },
     });
     assert.equal(set.status, 200, 'a cohort account can be set at any time');
-    const session = await login(normal);
+    const session = await login(server, normal);
     const grandfathered = await server.request('GET', NON_P0, { headers: bearer(session) });
     assert.equal(grandfathered.json.meta.cost.outcome, 'grandfathered');
     const cleared = await adminRequest(server, 'PUT', `/api/v1/admin/accounts/${normal.id}/early-bird`, {

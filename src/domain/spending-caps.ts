@@ -4,7 +4,7 @@
  * reads can never take a key past its cap.
  */
 import { AppError } from '../errors.ts';
-import type { KeyRecord, SpendCap } from '../store/port.ts';
+import type { KeyRecord, SpendCap, Store } from '../store/port.ts';
 import { formatMicros } from './money.ts';
 
 const DAY_MS = 86_400_000;
@@ -39,6 +39,24 @@ export function spendCapsOf(key: KeyRecord | null, now: number): SpendCap[] {
     caps.push({ period: 'day', sinceMs: utcDayStart(now), capMicros: key.dailyCapMicros });
   }
   return caps;
+}
+
+/**
+ * The cap a debit of `amountMicros` by this key would pass now, checked as the debit checks them (in
+ * order, the first one refuses), or null. A forecast for estimates: it reads only when the key has caps.
+ */
+export async function capThatWouldRefuse(
+  store: Pick<Store, 'keyBurnedSince'>,
+  key: KeyRecord | null,
+  amountMicros: bigint,
+  now: number,
+): Promise<(SpendCap & { spentMicros: bigint }) | null> {
+  if (!key || amountMicros <= 0n) return null;
+  for (const cap of spendCapsOf(key, now)) {
+    const spentMicros = await store.keyBurnedSince(key.id, cap.sinceMs);
+    if (spentMicros + amountMicros > cap.capMicros) return { ...cap, spentMicros };
+  }
+  return null;
 }
 
 export function spendingCapReached(

@@ -14,6 +14,7 @@ import { type CostFigures, costHeaders, quote } from '../domain/metering.ts';
 import { formatMicros } from '../domain/money.ts';
 import { costEur } from '../domain/pricing.ts';
 import { recipes } from '../domain/recipes.ts';
+import { capThatWouldRefuse, spendingCapReached } from '../domain/spending-caps.ts';
 import { AppError, toProblem } from '../errors.ts';
 import { datasetOut, describeEntry, entryOut, presentEntry, searchCatalog } from '../http/routes/catalog.ts';
 import { filterValue, readEnvelope, readMeta } from '../http/routes/data.ts';
@@ -227,9 +228,22 @@ const estimateOut = quoteOut.extend({
   balance: tokens.describe('Your wallet balance now.'),
   balance_after: tokens.describe('Your wallet balance after such a call.'),
   would_refuse: z
-    .enum(['not_entitled', 'insufficient_tokens'])
+    .enum(['not_entitled', 'insufficient_tokens', 'spending_cap_reached'])
     .nullable()
-    .describe('The refusal such a call would get now, or null.'),
+    .describe(
+      "The refusal such a call would get now, or null; spending_cap_reached: it would pass your key's daily or monthly cap.",
+    ),
+  spending_cap: z
+    .object({
+      period: z.enum(['day', 'month']),
+      cap_tokens: tokens,
+      spent_tokens: tokens,
+      reset_at: z.string().describe('When the cap counts from zero again (ISO 8601, UTC).'),
+    })
+    .optional()
+    .describe(
+      'With spending_cap_reached: the cap that would refuse, what the key burned under it, and its reset.',
+    ),
 });
 
 export function createTools(deps: Deps): McpTool[] {
@@ -260,6 +274,12 @@ export function createTools(deps: Deps): McpTool[] {
       else refusal = 'insufficient_tokens';
     }
     return {
+      /**
+       * What meter() would ask the debit for, whose spending caps it checks: the full burn even where
+       * early_bird then reads at zero burn (the grandfather comes after a failed debit), and nothing
+       * for a zero-burn read or a refusal before the debit.
+       */
+      debitMicros: refusal === null ? q.burnMicros : 0n,
       quote: {
         list_cost: String(q.listCost),
         token_cost: formatMicros(q.costMicros),
@@ -550,10 +570,15 @@ export function createTools(deps: Deps): McpTool[] {
           : deps.recipes.info(args.recipe as string).reads.map((key) => deps.reads.resolve(key));
       const target = args.dataset ?? `recipe:${args.recipe}`;
       const caller = await fresh(call.caller);
-      const { quote: q, balance, burn, refusal } = quoteFor(caller, entries);
+      const { quote: q, balance, burn, debitMicros, refusal: beforeDebit } = quoteFor(caller, entries);
+      const now = meterDeps.now();
+      const cap = await capThatWouldRefuse(deps.store, caller.key, debitMicros, now);
+      const refusal = cap ? 'spending_cap_reached' : beforeDebit;
       const after = refusal === null ? balance - burn : balance;
-      const verdict =
-        refusal === 'not_entitled'
+      const capRefusal = cap ? spendingCapReached(cap, debitMicros, now) : null;
+      const verdict = capRefusal
+        ? `It would be refused (402 spending_cap_reached). ${capRefusal.message}`
+        : refusal === 'not_entitled'
           ? 'It would be refused (402 not_entitled): your key reads only P0 datasets.'
           : refusal === 'insufficient_tokens'
             ? 'It would be refused (402 insufficient_tokens): your wallet cannot cover it.'
@@ -570,6 +595,16 @@ export function createTools(deps: Deps): McpTool[] {
           balance: formatMicros(balance),
           balance_after: formatMicros(after),
           would_refuse: refusal,
+          ...(capRefusal
+            ? {
+                spending_cap: {
+                  period: capRefusal.extras.period,
+                  cap_tokens: capRefusal.extras.cap_tokens,
+                  spent_tokens: capRefusal.extras.spent_tokens,
+                  reset_at: capRefusal.extras.reset_at,
+                },
+              }
+            : {}),
         },
       };
     },

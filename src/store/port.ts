@@ -254,6 +254,11 @@ export interface Store {
   debit(input: DebitInput): Promise<DebitResult>;
   /** A served read that burned nothing (notional or grandfathered). */
   recordUsage(usage: UsageInput): Promise<void>;
+  /**
+   * Micro-tokens this key burned at or after `sinceMs` (its usage events): what a SpendCap counts. A
+   * read outside any debit, so only a forecast; the debit checks caps again, atomically.
+   */
+  keyBurnedSince(keyId: string, sinceMs: number): Promise<bigint>;
   listEntries(walletId: string): Promise<LedgerEntry[]>;
   /** Checks every wallet: its balance must equal the sum of its entries and never be negative. */
   auditLedger(): Promise<LedgerAudit>;

@@ -558,6 +558,38 @@ export function runStoreContract(
         assert.ok((await capped(1n * M)).ok, 'exactly up to the cap is allowed');
       });
 
+      test('keyBurnedSince sums exactly what one key burned at or after an instant, as a cap counts it', async () => {
+        const big = 2n ** 53n + 1n; // a float would round the sums below
+        const owner = await account(2n * big);
+        const key = keyFor('live', owner.walletId, owner.id);
+        const other = keyFor('live', owner.walletId, owner.id);
+        await store.insertKey(key);
+        await store.insertKey(other);
+        assert.equal(await store.keyBurnedSince(key.id, T0), 0n, 'nothing burned yet');
+        await debit(owner.walletId, 3n, { keyId: key.id, at: T0 - 1 });
+        await debit(owner.walletId, big, { keyId: key.id, at: T0 });
+        await debit(owner.walletId, 2n, { keyId: key.id, at: T0 + 5 });
+        await debit(owner.walletId, 7n, { keyId: other.id, at: T0 });
+        await debit(owner.walletId, 11n, { at: T0 });
+        await store.recordUsage(
+          usage(owner.walletId, { keyId: key.id, burnedMicros: 0n, outcome: 'notional', at: T0 + 6 }),
+        );
+        assert.equal(await store.keyBurnedSince(key.id, T0 - 1), big + 5n);
+        assert.equal(await store.keyBurnedSince(key.id, T0), big + 2n, 'the instant itself counts');
+        assert.equal(await store.keyBurnedSince(key.id, T0 + 1), 2n);
+        assert.equal(await store.keyBurnedSince(key.id, T0 + 6), 0n, 'zero-burn reads add nothing');
+        assert.equal(await store.keyBurnedSince(other.id, 0), 7n, 'only this key');
+        assert.equal(await store.keyBurnedSince('key_missing', 0), 0n);
+        const refused = await store.debit({
+          walletId: owner.walletId,
+          amountMicros: 1n,
+          month: MONTH,
+          usage: usage(owner.walletId, { keyId: key.id, burnedMicros: 1n, costMicros: 1n, at: T0 + 7 }),
+          spendCaps: [{ period: 'day', sinceMs: T0, capMicros: big + 2n }],
+        });
+        assert.equal(!refused.ok && refused.cap?.spentMicros, big + 2n, 'the debit counts the same sum');
+      });
+
       test('recordUsage writes a zero-burn usage event and no ledger entry', async () => {
         const owner = await account(1n * M);
         await store.recordUsage(

@@ -90,6 +90,16 @@ export async function operatorAccount(
   };
 }
 
+/** A new session for the account (a fresh IP, so login throttling never gets in the way). */
+export async function login(server: TestServer, account: OperatorAccount): Promise<string> {
+  const res = await server.request('POST', '/api/v1/auth/login', {
+    headers: { 'x-forwarded-for': freshIp() },
+    body: { email: account.email, password: account.password },
+  });
+  assert.equal(res.status, 200, res.text);
+  return res.json.token;
+}
+
 export async function balanceOf(server: TestServer, credential: string): Promise<string> {
   const me = await server.request('GET', '/api/v1/me', { headers: bearer(credential) });
   assert.equal(me.status, 200, me.text);

@@ -96,6 +96,10 @@ function translate(error: unknown): unknown {
 
 const MAX_PAGE_SHAPES = 256;
 
+/** A key's burns since an instant (spending caps): index-only on usage_events_key_spend; exact as text. */
+const KEY_BURNED_SINCE =
+  'SELECT COALESCE(sum(burned_micros), 0)::text AS spent FROM usage_events WHERE key_id = $1 AND at >= $2';
+
 interface Statement {
   /**
    * A named (prepared) statement: each pooled connection parses and plans it once, then only binds and
@@ -693,10 +697,7 @@ export class PostgresStore implements Store {
     return this.#tx(async (tx) => {
       await tx.query('SELECT 1 FROM wallets WHERE id = $1 FOR UPDATE', [input.walletId]);
       for (const cap of caps) {
-        const spent = await tx.query(
-          'SELECT COALESCE(sum(burned_micros), 0)::text AS spent FROM usage_events WHERE key_id = $1 AND at >= $2',
-          [keyId, cap.sinceMs],
-        );
+        const spent = await tx.query(KEY_BURNED_SINCE, [keyId, cap.sinceMs]);
         const spentMicros = big(spent.rows[0]?.spent ?? 0);
         if (spentMicros + input.amountMicros > cap.capMicros) return { cap: { ...cap, spentMicros } };
       }
@@ -713,6 +714,11 @@ export class PostgresStore implements Store {
       month: '',
       usage,
     });
+  }
+
+  async keyBurnedSince(keyId: string, sinceMs: number): Promise<bigint> {
+    const row = await this.#one(KEY_BURNED_SINCE, [keyId, sinceMs]);
+    return big(row?.spent ?? 0);
   }
 
   async listEntries(walletId: string): Promise<LedgerEntry[]> {

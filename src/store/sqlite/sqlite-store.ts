@@ -359,17 +359,21 @@ export class SqliteStore implements Store {
     );
   }
 
+  #burnedSince(keyId: string, sinceMs: number): bigint {
+    return big(
+      this.#get(
+        'SELECT COALESCE(SUM(burned_micros), 0) AS spent FROM usage_events WHERE key_id = ? AND at >= ?',
+        keyId,
+        sinceMs,
+      )?.spent ?? 0n,
+    );
+  }
+
   #debitOne(input: DebitInput): DebitResult {
     const keyId = input.usage.keyId;
     if (keyId !== null) {
       for (const cap of input.spendCaps ?? []) {
-        const spent = big(
-          this.#get(
-            'SELECT COALESCE(SUM(burned_micros), 0) AS spent FROM usage_events WHERE key_id = ? AND at >= ?',
-            keyId,
-            cap.sinceMs,
-          )?.spent,
-        );
+        const spent = this.#burnedSince(keyId, cap.sinceMs);
         if (spent + input.amountMicros > cap.capMicros) {
           const current = this.#get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
           return {
@@ -445,6 +449,10 @@ export class SqliteStore implements Store {
 
   async recordUsage(usage: UsageInput): Promise<void> {
     return this.#enqueue(() => this.#insertUsage(usage));
+  }
+
+  async keyBurnedSince(keyId: string, sinceMs: number): Promise<bigint> {
+    return this.#burnedSince(keyId, sinceMs);
   }
 
   async listEntries(walletId: string): Promise<LedgerEntry[]> {
