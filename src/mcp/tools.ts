@@ -246,6 +246,10 @@ const estimateOut = quoteOut.extend({
     ),
 });
 
+function pickCapFields({ period, cap_tokens, spent_tokens, reset_at }: Record<string, unknown>) {
+  return { period, cap_tokens, spent_tokens, reset_at };
+}
+
 export function createTools(deps: Deps): McpTool[] {
   const meterDeps = deps.reads.meterDeps;
   const listCosts = [...new Set(deps.catalog.entries().map((e) => e.listCost))].sort((a, b) => a - b);
@@ -595,16 +599,8 @@ export function createTools(deps: Deps): McpTool[] {
           balance: formatMicros(balance),
           balance_after: formatMicros(after),
           would_refuse: refusal,
-          ...(capRefusal
-            ? {
-                spending_cap: {
-                  period: capRefusal.extras.period,
-                  cap_tokens: capRefusal.extras.cap_tokens,
-                  spent_tokens: capRefusal.extras.spent_tokens,
-                  reset_at: capRefusal.extras.reset_at,
-                },
-              }
-            : {}),
+          // The refusal's own figures, as the read's 402 would give them (its required_tokens is above).
+          ...(capRefusal ? { spending_cap: pickCapFields(capRefusal.extras) } : {}),
         },
       };
     },
