@@ -7,8 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { freshDatabase, freshRedis, sqlOn, type TestDatabase, type TestRedis } from './helpers/backends.ts';
 import { type Cluster, get, startCluster } from './helpers/cluster.ts';
+import { startTcpProxy } from './helpers/tcp-proxy.ts';
 
 const db = await freshDatabase();
 const redis = await freshRedis();
@@ -99,5 +101,89 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
     const served = replies.filter((r) => r.status === 200).length;
     assert.equal(await burns(), beforeBurns + served, 'every served read charged once, no other');
     assert.equal((await read()).status, 200);
+  });
+});
+
+const silentDb = await freshDatabase();
+
+describe('PostgreSQL silent: a connection whose packets are dropped gives 503 in bounded time', {
+  skip: 'skip' in silentDb ? silentDb.skip : false,
+}, () => {
+  after(async () => {
+    if (!('skip' in silentDb)) await silentDb.drop();
+  });
+
+  test('the debit on it fails with service_unavailable, the wallet is not held, new connections serve', async () => {
+    const url = new URL((silentDb as TestDatabase).url);
+    const proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
+    url.hostname = '127.0.0.1';
+    url.port = String(proxy.port);
+    // Timeouts short for the test; the defaults are 15 s (statement) and 20 s (no answer at all).
+    const store = new PostgresStore(url.toString(), { statementTimeoutMs: 300, queryTimeoutMs: 800 });
+    try {
+      await store.migrate();
+      for (const wallet of ['wal_silent_a', 'wal_silent_b']) {
+        await store.createWallet(wallet, null, '2026-11');
+        await store.credit({ walletId: wallet, kind: 'topup', amountMicros: 100n, at: 1 });
+      }
+      const debit = (walletId: string, requestId: string) =>
+        store.debit({
+          walletId,
+          amountMicros: 1n,
+          month: '2026-11',
+          usage: {
+            requestId,
+            keyId: null,
+            accountId: null,
+            walletId,
+            dataset: 'equities/stock-prices',
+            channel: 'rest',
+            listCostMicros: 1n,
+            costMicros: 1n,
+            burnedMicros: 1n,
+            outcome: 'charged',
+            rows: 1,
+            at: 1,
+          },
+        });
+      // Every pooled connection (the migration's and the credits') goes silent.
+      proxy.blackhole();
+      const started = Date.now();
+      const first = debit('wal_silent_a', 'req_silent_1').then(
+        () => 'served',
+        (error: { code?: string }) => error.code,
+      );
+      await sleep(50);
+      // Queued behind the first (same wallet): must not wait for TCP to give up on it.
+      const second = debit('wal_silent_a', 'req_silent_2').then(
+        () => 'served',
+        (error: { code?: string }) => error.code,
+      );
+      const other = debit('wal_silent_b', 'req_silent_3').then(
+        () => 'served',
+        (error: { code?: string }) => error.code,
+      );
+      const outcomes = await Promise.all([first, second, other]);
+      const elapsed = Date.now() - started;
+      assert.ok(elapsed < 5000, `answered in ${elapsed} ms`);
+      for (const outcome of outcomes)
+        assert.ok(['served', 'service_unavailable'].includes(outcome as string));
+      assert.equal(outcomes[0], 'service_unavailable', 'the debit on a silent connection is refused');
+      // The silent connection was given up: the next debits run on new connections and succeed.
+      assert.equal(await debit('wal_silent_a', 'req_silent_4').then(() => 'served'), 'served');
+      const audit = await store.auditLedger();
+      assert.deepEqual(audit.mismatches, []);
+      const burnsOf = async (walletId: string) =>
+        (await store.listEntries(walletId)).filter((e) => e.kind === 'burn').length;
+      // What reached the database is what was charged: the refused first debit never did.
+      assert.equal(
+        await burnsOf('wal_silent_a'),
+        1 + (outcomes[1] === 'served' ? 1 : 0),
+        'only the debits that succeeded are in the ledger',
+      );
+    } finally {
+      await store.close();
+      await proxy.close();
+    }
   });
 });

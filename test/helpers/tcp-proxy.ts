@@ -3,6 +3,8 @@
  * away (and bring it back) for the service nodes, without stopping the machine's shared server.
  * `cut()` closes the listener and destroys every open connection: to a client this is exactly a
  * stopped server (connections reset, new ones refused). `restore()` listens again on the same port.
+ * `blackhole()` silently drops everything on the connections open at that moment, in both directions,
+ * with no reset and no FIN (a failover or a firewall losing its state table); new connections work.
  */
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -11,6 +13,7 @@ export interface TcpProxy {
   port: number;
   /** Delays every chunk from client to server by this many ms (order kept). */
   setDelay(ms: number): void;
+  blackhole(): void;
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -18,6 +21,8 @@ export interface TcpProxy {
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  /** Connections whose traffic is dropped from now on. */
+  const dropped = new WeakSet<Socket>();
   let delayMs = 0;
   let port = 0;
   let server: Server;
@@ -28,6 +33,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     sockets.add(upstream);
     let queue = Promise.resolve();
     client.on('data', (chunk) => {
+      if (dropped.has(client)) return;
       if (delayMs === 0) {
         queue = queue.then(() => {
           upstream.write(chunk);
@@ -45,7 +51,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
           ),
       );
     });
-    upstream.pipe(client);
+    upstream.on('data', (chunk) => {
+      if (!dropped.has(client)) client.write(chunk);
+    });
     const end = () => {
       client.destroy();
       upstream.destroy();
@@ -80,6 +88,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     setDelay(ms) {
       delayMs = ms;
+    },
+    blackhole() {
+      for (const socket of sockets) dropped.add(socket);
     },
     cut,
     restore: listen,

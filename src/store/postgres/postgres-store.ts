@@ -78,7 +78,7 @@ const unavailableCodes = new Set([
 
 /** pg reports a lost connection or a pool that cannot connect with these messages and no code. */
 const unavailableMessages =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|not queryable/i;
+  /Connection terminated|connection timeout|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|not queryable/i;
 
 export function isUnavailable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
@@ -135,6 +135,13 @@ export interface PostgresStoreOptions {
   /** A statement that takes longer fails (and the read with it) rather than holding a request. */
   statementTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /**
+   * How long the client waits for any answer before it gives the connection up (503, the connection
+   * discarded): a connection whose packets are silently dropped (a failover, a firewall losing its
+   * state) would otherwise hold its request, and the wallet's later debits behind it, until TCP gives
+   * up. Default: the statement timeout plus 5 s, so a live server's own timeout always comes first.
+   */
+  queryTimeoutMs?: number;
 }
 
 export class PostgresStore implements Store {
@@ -152,12 +159,17 @@ export class PostgresStore implements Store {
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.#maxBatch = options.maxBatch ?? 64;
     this.#maxConcurrentBatches = options.maxConcurrentBatches ?? 4;
+    const statementTimeoutMs = options.statementTimeoutMs ?? 15_000;
     this.#pool = new pg.Pool({
       connectionString: url,
       max: options.max ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       idleTimeoutMillis: 60_000,
-      statement_timeout: options.statementTimeoutMs ?? 15_000,
+      statement_timeout: statementTimeoutMs,
+      query_timeout: options.queryTimeoutMs ?? statementTimeoutMs + 5000,
+      // Idle pooled connections that died without a FIN are found by TCP keepalive, not by a read.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       application_name: 'token-metered-data',
     });
     // An idle connection that dies (server restart) is dropped by the pool; the next query reconnects.
