@@ -26,7 +26,16 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        // A broken percent-escape is a bad credential (401), not a fault of ours.
+        throw unauthenticated(
+          new AppError('invalid_session', 'The session cookie is malformed: log in again for a new one.'),
+        );
+      }
+    }
   }
   return undefined;
 }

@@ -37,12 +37,13 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Env } from '../config.ts';
 import type { Deps } from '../deps.ts';
+import type { Caller } from '../domain/caller.ts';
 import { costHeaders } from '../domain/metering.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { sendProblem, toAppError } from '../http/problem.ts';
 import { acceptsJson, serveLegacyExchange } from './legacy.ts';
 import { createMcpFace, MODERN_REVISION } from './server.ts';
-import { type McpCall, refusalResult } from './tools.ts';
+import type { McpCall } from './tools.ts';
 
 export const MCP_PATH = '/mcp/jsonrpc';
 
@@ -115,10 +116,13 @@ function isToolCall(message: unknown): message is { id: string | number; method:
  */
 async function messageOf(request: FastifyRequest, limitBytes: number): Promise<unknown> {
   if (request.body !== undefined) return request.body;
-  const length = Number(request.headers['content-length']);
+  const declared = request.headers['content-length'];
+  const length = Number(declared);
   const raw = request.raw;
-  if (!Number.isInteger(length) || length <= 0 || length > limitBytes || raw.readableDidRead)
+  // Without Content-Length (a chunked body) the limit is checked as the chunks come.
+  if (declared !== undefined && (!Number.isInteger(length) || length <= 0 || length > limitBytes))
     return undefined;
+  if (raw.readableDidRead || raw.readableEnded) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of raw) {
@@ -358,6 +362,45 @@ export function spliceRaw(serialized: string, raw: readonly { placeholder: strin
   return out;
 }
 
+/** The call of one authenticated POST: what its tools meter against and report through. */
+function newCall(request: FastifyRequest, caller: Caller, refusal?: AppError): McpCall {
+  return {
+    caller,
+    requestId: request.id,
+    cost: null,
+    raw: null,
+    ...(refusal && { refusal }),
+    logError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
+  };
+}
+
+/**
+ * A tools/call whose `arguments` is there but not a JSON object: the SDK's request schema would refuse
+ * it as a JSON-RPC error before any tool runs. Answered instead as every other bad argument is, a refused
+ * tool call (invalid_request), with the arguments set aside so the message passes the SDK's checks.
+ */
+function withArgumentsChecked(body: unknown): { body: unknown; refusal?: AppError } {
+  if (!isToolCall(body)) return { body };
+  const params = (body as { params?: unknown }).params;
+  if (!isRecord(params) || params.arguments === undefined || isRecord(params.arguments)) return { body };
+  const tool = typeof params.name === 'string' ? params.name : 'the tool';
+  const kind = Array.isArray(params.arguments)
+    ? 'an array'
+    : params.arguments === null
+      ? 'null'
+      : typeof params.arguments;
+  return {
+    body: { ...body, params: { ...params, arguments: {} } },
+    refusal: new AppError(
+      'invalid_request',
+      `Invalid arguments for ${tool}: arguments must be a JSON object, not ${kind}.`,
+      {
+        errors: [{ path: '(arguments)', message: `expected an object, received ${kind}` }],
+      },
+    ),
+  };
+}
+
 export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
   const face = createMcpFace(deps);
   const modern = createMcpHandler((ctx) => face.serverFor(callFrom(ctx.authInfo)), {
@@ -366,6 +409,92 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
   });
   const limitBytes = app.initialConfig.bodyLimit ?? 1024 * 1024;
   const hosts = allowedHostnames(deps.env);
+
+  /**
+   * Answers one JSON-RPC message of an authenticated POST: the route's own messages, and a tools/call
+   * the edge refused (`call.refusal`), which goes the same way so that it is encoded for its era by the
+   * SDK like any other tool result.
+   */
+  async function answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    body: unknown,
+    call: McpCall,
+  ): Promise<FastifyReply> {
+    // The credential was verified at the edge; the SDK gets the call, never the secret.
+    const authInfo: AuthInfo = {
+      token: '',
+      clientId: call.caller.key?.id ?? call.caller.account?.id ?? call.caller.wallet.id,
+      scopes: [],
+      extra: { call },
+    };
+    /** A JSON-RPC answer encoded here: the cost headers of a metered call, the stored parts put back. */
+    const sendMessage = (target: FastifyReply, message: object) => {
+      if (call.cost) target.headers(costHeaders(deps.pricing, call.cost));
+      const encoded = JSON.stringify(message);
+      return target.type('application/json').send(call.raw ? spliceRaw(encoded, call.raw) : encoded);
+    };
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    };
+    const headers: StandardHeaders = {
+      protocolVersion: header('mcp-protocol-version'),
+      method: header('mcp-method'),
+      name: header('mcp-name'),
+    };
+    const version = headers.protocolVersion;
+    // A claim of the modern era is classified in full; a plain 2025-era call needs no classification.
+    const outcome =
+      claimsModernEra(body) || !isPlainLegacyRequest(body, version)
+        ? classifyInboundRequest({
+            httpMethod: 'POST',
+            protocolVersionHeader: version,
+            mcpMethodHeader: headers.method,
+            mcpNameHeader: headers.name,
+            body,
+          })
+        : null;
+    if (outcome === null || outcome.kind === 'legacy') {
+      const exchange = await serveLegacyExchange(
+        face.serverFor(call),
+        body,
+        { accept: request.headers.accept, protocolVersion: version },
+        authInfo,
+      );
+      if (exchange.status === 202) return reply.code(202).send();
+      return sendMessage(reply.code(exchange.status), exchange.message);
+    }
+    const composed =
+      isJsonContentType(request.headers['content-type']) && isComposableModernRequest(outcome, headers)
+        ? await serveComposed(face.serverFor(call, 'modern'), outcome, authInfo)
+        : null;
+    if (composed && 'message' in composed) return sendMessage(reply.code(200), composed.message);
+    // The SDK reads only the headers and the parsed body: the host part of this URL is never used.
+    const response =
+      composed?.response ??
+      (await modern.fetch(
+        new Request(`http://localhost${request.url}`, {
+          method: 'POST',
+          headers: forwardedHeaders(request),
+        }),
+        { parsedBody: body, authInfo },
+      ));
+    reply.code(response.status);
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-length') reply.header(name, value);
+    });
+    if (response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      // Only a 2026-07-28 subscriptions/listen streams here; with no list that changes, the SDK
+      // acknowledges it and ends the stream at once. Passed through, never buffered.
+      return reply.send(Readable.fromWeb(response.body as WebReadableStream));
+    }
+    if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
+    if (call.raw) return reply.send(spliceRaw(await response.text(), call.raw));
+    // Nothing to put back: the bytes as the SDK encoded them.
+    const payload = Buffer.from(await response.arrayBuffer());
+    return payload.length > 0 ? reply.send(payload) : reply.send();
+  }
 
   // A child context: its error handler and hooks apply to the MCP routes only.
   app.register(async (scope) => {
@@ -404,14 +533,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
       // A limit or entitlement refusal of a tool call reads, to the model, like any refused tool call.
       if (refused.status !== 401 && refused.status !== 403) {
         const message = await messageOf(request, limitBytes);
-        if (isToolCall(message)) {
+        if (isToolCall(message) && request.caller) {
+          // Answered the way a served call is (the era's encoding included); the refusal runs nothing.
           for (const [name, value] of Object.entries(refused.headers)) reply.header(name, value);
-          return reply
-            .code(200)
-            .type('application/json; charset=utf-8')
-            .send(
-              JSON.stringify({ jsonrpc: '2.0', id: message.id, result: refusalResult(refused, request.id) }),
-            );
+          const checked = withArgumentsChecked(message);
+          return answer(request, reply, checked.body, newCall(request, request.caller, refused));
         }
       }
       return sendProblem(reply, refused);
@@ -432,86 +558,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
           { code: 'invalid_request', request_id: request.id },
         );
       }
-      const call: McpCall = {
-        caller,
-        requestId: request.id,
-        cost: null,
-        raw: null,
-        logError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
-      };
-      // The credential was verified at the edge; the SDK gets the call, never the secret.
-      const authInfo: AuthInfo = {
-        token: '',
-        clientId: caller.key?.id ?? caller.account?.id ?? caller.wallet.id,
-        scopes: [],
-        extra: { call },
-      };
-      /** A JSON-RPC answer encoded here: the cost headers of a metered call, the stored parts put back. */
-      const sendMessage = (target: FastifyReply, message: object) => {
-        if (call.cost) target.headers(costHeaders(deps.pricing, call.cost));
-        const encoded = JSON.stringify(message);
-        return target.type('application/json').send(call.raw ? spliceRaw(encoded, call.raw) : encoded);
-      };
-      const header = (name: string) => {
-        const value = request.headers[name];
-        return Array.isArray(value) ? value.join(', ') : value;
-      };
-      const headers: StandardHeaders = {
-        protocolVersion: header('mcp-protocol-version'),
-        method: header('mcp-method'),
-        name: header('mcp-name'),
-      };
-      const version = headers.protocolVersion;
-      // A claim of the modern era is classified in full; a plain 2025-era call needs no classification.
-      const outcome =
-        claimsModernEra(body) || !isPlainLegacyRequest(body, version)
-          ? classifyInboundRequest({
-              httpMethod: 'POST',
-              protocolVersionHeader: version,
-              mcpMethodHeader: headers.method,
-              mcpNameHeader: headers.name,
-              body,
-            })
-          : null;
-      if (outcome === null || outcome.kind === 'legacy') {
-        const answer = await serveLegacyExchange(
-          face.serverFor(call),
-          body,
-          { accept: request.headers.accept, protocolVersion: version },
-          authInfo,
-        );
-        if (answer.status === 202) return reply.code(202).send();
-        return sendMessage(reply.code(answer.status), answer.message);
-      }
-      const composed =
-        isJsonContentType(request.headers['content-type']) && isComposableModernRequest(outcome, headers)
-          ? await serveComposed(face.serverFor(call, 'modern'), outcome, authInfo)
-          : null;
-      if (composed && 'message' in composed) return sendMessage(reply.code(200), composed.message);
-      // The SDK reads only the headers and the parsed body: the host part of this URL is never used.
-      const response =
-        composed?.response ??
-        (await modern.fetch(
-          new Request(`http://localhost${request.url}`, {
-            method: 'POST',
-            headers: forwardedHeaders(request),
-          }),
-          { parsedBody: body, authInfo },
-        ));
-      reply.code(response.status);
-      response.headers.forEach((value, name) => {
-        if (name !== 'content-length') reply.header(name, value);
-      });
-      if (response.body && response.headers.get('content-type')?.startsWith('text/event-stream')) {
-        // Only a 2026-07-28 subscriptions/listen streams here; with no list that changes, the SDK
-        // acknowledges it and ends the stream at once. Passed through, never buffered.
-        return reply.send(Readable.fromWeb(response.body as WebReadableStream));
-      }
-      if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
-      if (call.raw) return reply.send(spliceRaw(await response.text(), call.raw));
-      // Nothing to put back: the bytes as the SDK encoded them.
-      const payload = Buffer.from(await response.arrayBuffer());
-      return payload.length > 0 ? reply.send(payload) : reply.send();
+      const checked = withArgumentsChecked(body);
+      return answer(request, reply, checked.body, newCall(request, caller, checked.refusal));
     });
 
     scope.route({

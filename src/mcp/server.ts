@@ -11,7 +11,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { Deps } from '../deps.ts';
-import { COST_META_KEY, createTools, type McpCall, type McpTool } from './tools.ts';
+import { COST_META_KEY, createTools, type McpCall, type McpTool, refusalResult } from './tools.ts';
 
 /**
  * The 2026-07-28 revision, served on the route's composed path (route.ts). A server built for it lists it
@@ -56,6 +56,8 @@ export function createMcpFace(deps: Deps): McpFace {
       );
       server.setRequestHandler('tools/list', () => ({ tools: listing }));
       server.setRequestHandler('tools/call', async (request) => {
+        // Refused before any tool runs (a limit, arguments that are not an object): nothing runs.
+        if (call.refusal) return refusalResult(call.refusal, call.requestId);
         const tool = byName.get(request.params.name);
         if (!tool) {
           throw new ProtocolError(

@@ -39,6 +39,11 @@ export interface McpCall {
    * and the long CSV text is encoded once, not again inside the SDK's encoding of the whole message.
    */
   raw: { placeholder: string; json: string }[] | null;
+  /**
+   * Set when the call is refused before any tool runs (a limit at the edge, arguments that are not an
+   * object): every tools/call then answers it as a refused tool result, whatever tool it names.
+   */
+  refusal?: AppError;
   /** Faults that are ours (not the caller's) are logged with the request id, never shown. */
   logError: (error: unknown) => void;
 }
