@@ -5,8 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FallbackLimiter } from '../src/limits/redis/fallback-limiter.ts';
+import { RedisLimiter } from '../src/limits/redis/redis-limiter.ts';
 import { freshDatabase, freshRedis, type TestDatabase, type TestRedis } from './helpers/backends.ts';
 import { type Cluster, count, get, startCluster } from './helpers/cluster.ts';
+import { startTcpProxy } from './helpers/tcp-proxy.ts';
 
 const db = await freshDatabase();
 const redis = await freshRedis();
@@ -71,5 +74,57 @@ describe('Redis unreachable: per-process limits at a fraction, recover without a
     const r = redis as TestRedis;
     assert.equal(await r.client.zcard(`${r.prefix}min:key:${keyId}`), 25);
     assert.equal(metric(await metrics(), 'tmd_limiter_degraded'), 0);
+  });
+});
+
+const slowRedis = await freshRedis();
+
+describe('Redis slower than the command timeout: an admission decided locally leaves nothing behind in Redis', {
+  skip: 'skip' in slowRedis ? slowRedis.skip : false,
+}, () => {
+  after(async () => {
+    if (!('skip' in slowRedis)) await slowRedis.cleanup();
+  });
+
+  test('the slot and window entry its script recorded late are taken back; the slot is free again', async () => {
+    const shared = slowRedis as TestRedis;
+    const url = new URL(shared.url);
+    const proxy = await startTcpProxy(url.hostname, Number(url.port || 6379));
+    const redisLimiter = new RedisLimiter(`redis://127.0.0.1:${proxy.port}`, {
+      keyPrefix: shared.prefix,
+      commandTimeoutMs: 150,
+    });
+    const limiter = new FallbackLimiter(redisLimiter, 1, {
+      onDegraded: () => {},
+      onRecovered: () => {},
+      onLocalDecision: () => {},
+    });
+    try {
+      assert.equal(await redisLimiter.connect(), true);
+      const request = () => ({
+        now: Date.now(),
+        windows: [{ code: 'rate_limited' as const, key: 'win:slow', limit: 100, windowMs: 60_000 }],
+        slot: { key: 'slot:slow', max: 2, leaseMs: 120_000 },
+      });
+      // Every command now reaches Redis 400 ms late: the client gives up after 150 ms and decides locally,
+      // and the script still runs in Redis afterwards.
+      proxy.setDelay(400);
+      for (let i = 0; i < 2; i++) {
+        const admitted = await limiter.admit(request());
+        assert.equal(admitted.allowed, true);
+        if (admitted.allowed && admitted.slotId) await limiter.release('slot:slow', admitted.slotId);
+      }
+      proxy.setDelay(0);
+      await sleep(1000); // the late scripts and their undo have run
+      assert.equal(await redisLimiter.inFlight('slot:slow', Date.now()), 0, 'no slot held in Redis');
+      assert.equal(await shared.client.zcard(`${shared.prefix}win:slow`), 0, 'no window entry left');
+      const after = await limiter.admit(request());
+      assert.equal(after.allowed, true, 'the slots given back are free');
+      assert.equal(limiter.degraded, false, 'decided by Redis again');
+      if (after.allowed && after.slotId) await limiter.release('slot:slow', after.slotId);
+    } finally {
+      await limiter.close();
+      await proxy.close();
+    }
   });
 });

@@ -47,7 +47,14 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     digests.add(digest);
     byWallet.set(entry.context.wallet.id, digests);
   };
+  /**
+   * Counts the changes made through this process. A lookup that a change overlapped may have read the
+   * row before it: its answer serves the request that asked, but is not cached, or it would outlive
+   * the eviction the change made (a revoked key working again here until the TTL ran out).
+   */
+  let changes = 0;
   const evict = (match: (context: KeyContext) => boolean) => {
+    changes++;
     for (const [digest, entry] of byDigest) if (match(entry.context)) drop(digest);
   };
 
@@ -55,8 +62,9 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     async findKeyByDigest(digest: string): Promise<KeyContext | null> {
       const hit = byDigest.get(digest);
       if (hit && now() - hit.cachedAt < ttlMs) return hit.context;
+      const before = changes;
       const context = await store.findKeyByDigest(digest);
-      if (context) put(digest, { context, cachedAt: now() });
+      if (context && changes === before) put(digest, { context, cachedAt: now() });
       else drop(digest);
       return context;
     },
@@ -78,6 +86,7 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     },
     async credit(input: CreditInput): Promise<CreditResult> {
       const result = await store.credit(input);
+      changes++;
       for (const digest of [...(byWallet.get(input.walletId) ?? [])]) drop(digest);
       return result;
     },

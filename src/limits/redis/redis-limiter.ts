@@ -89,13 +89,31 @@ export class RedisLimiter implements Limiter {
   async admit(request: AdmitRequest): Promise<AdmitResult> {
     const { now, windows, slot } = request;
     const keys = windows.map((w) => this.#prefix + w.key);
-    const args: (string | number)[] = [now, windows.length, slot ? 1 : 0, `${now}:${uid()}`];
+    const member = `${now}:${uid()}`;
+    const args: (string | number)[] = [now, windows.length, slot ? 1 : 0, member];
     for (const w of windows) args.push(w.limit, w.windowMs, w.fixedUntil ?? -1);
+    const slotId = uid();
     if (slot) {
       keys.push(this.#prefix + slot.key);
-      args.push(slot.max, slot.leaseMs, uid());
+      args.push(slot.max, slot.leaseMs, slotId);
     }
-    const out = await this.#track(this.#redis.tmdAdmit(keys.length, ...keys, ...args));
+    let out: (string | number)[];
+    try {
+      out = await this.#track(this.#redis.tmdAdmit(keys.length, ...keys, ...args));
+    } catch (error) {
+      // The caller decides without Redis now (the fallback), but the script may still have run (a
+      // command timeout, a connection lost after it was sent): take back what it may have recorded, so
+      // a slot the request will never release does not hold for its whole lease. Sent after the script
+      // on the same connection, so it runs after it; both removals are no-ops if it never ran. A fixed
+      // window's count cannot be taken back exactly and stays: it can only refuse sooner, never later.
+      const undo = this.#redis.multi();
+      windows.forEach((w, index) => {
+        if (w.fixedUntil === undefined) undo.zrem(keys[index] as string, member);
+      });
+      if (slot) undo.zrem(this.#prefix + slot.key, slotId);
+      void this.#track(undo.exec()).catch(() => {});
+      throw error;
+    }
     const states: WindowState[] = windows.map((w, index) => ({
       code: w.code,
       limit: w.limit,
