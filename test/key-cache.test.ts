@@ -110,3 +110,15 @@ test('without a change in between, a lookup is cached: the next one does not rea
   await cached.revokeKey(key.id, T0 + 3);
   assert.equal((await cached.findKeyByDigest(key.digest))?.key.revokedAt, T0 + 2);
 });
+
+test('a change to another key, account or wallet does not keep an overlapping lookup out of the cache', async () => {
+  const key = await liveKey();
+  const other = await liveKey();
+  await lookupOverlapping(key.digest, async () => {
+    await cached.revokeKey(other.id, T0 + 4);
+    await cached.credit({ walletId: other.walletId, kind: 'topup', amountMicros: 1n, at: T0 });
+  });
+  // Cached: a revocation behind the cache's back does not show until the TTL.
+  await backing.revokeKey(key.id, T0 + 5);
+  assert.equal((await cached.findKeyByDigest(key.digest))?.key.revokedAt, null);
+});

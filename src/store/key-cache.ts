@@ -48,13 +48,28 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     byWallet.set(entry.context.wallet.id, digests);
   };
   /**
-   * Counts the changes made through this process. A lookup that a change overlapped may have read the
-   * row before it: its answer serves the request that asked, but is not cached, or it would outlive
-   * the eviction the change made (a revoked key working again here until the TTL ran out).
+   * Changes made through this process while lookups were in flight: what they changed (`key:`, `acc:`
+   * or `wal:` and its id) -> the change's sequence number. A lookup that such a change overlapped may
+   * have read the row before it: its answer serves the request that asked, but is not cached, or it
+   * would outlive the eviction the change made (a revoked key working again here until the TTL ran
+   * out). Kept only while a lookup is in flight.
    */
-  let changes = 0;
-  const evict = (match: (context: KeyContext) => boolean) => {
-    changes++;
+  let sequence = 0;
+  let lookups = 0;
+  const changedAt = new Map<string, number>();
+  const changed = (what: string) => {
+    sequence++;
+    if (lookups > 0) changedAt.set(what, sequence);
+  };
+  const overlapped = (context: KeyContext, since: number) =>
+    [
+      `key:${context.key.id}`,
+      `acc:${context.key.accountId}`,
+      `acc:${context.account?.id}`,
+      `wal:${context.wallet.id}`,
+    ].some((what) => (changedAt.get(what) ?? 0) > since);
+  const evict = (what: string, match: (context: KeyContext) => boolean) => {
+    changed(what);
     for (const [digest, entry] of byDigest) if (match(entry.context)) drop(digest);
   };
 
@@ -62,9 +77,17 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     async findKeyByDigest(digest: string): Promise<KeyContext | null> {
       const hit = byDigest.get(digest);
       if (hit && now() - hit.cachedAt < ttlMs) return hit.context;
-      const before = changes;
-      const context = await store.findKeyByDigest(digest);
-      if (context && changes === before) put(digest, { context, cachedAt: now() });
+      const since = sequence;
+      lookups++;
+      let context: KeyContext | null;
+      try {
+        context = await store.findKeyByDigest(digest);
+      } finally {
+        lookups--;
+      }
+      const fresh = context !== null && !overlapped(context, since);
+      if (lookups === 0) changedAt.clear();
+      if (context && fresh) put(digest, { context, cachedAt: now() });
       else drop(digest);
       return context;
     },
@@ -86,27 +109,27 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     },
     async credit(input: CreditInput): Promise<CreditResult> {
       const result = await store.credit(input);
-      changes++;
+      changed(`wal:${input.walletId}`);
       for (const digest of [...(byWallet.get(input.walletId) ?? [])]) drop(digest);
       return result;
     },
     async revokeKey(id: string, at: number): Promise<boolean> {
       const result = await store.revokeKey(id, at);
-      evict((c) => c.key.id === id);
+      evict(`key:${id}`, (c) => c.key.id === id);
       return result;
     },
     async replaceKeys(accountId: string, kind: KeyKind, key: KeyRecord, at: number): Promise<void> {
       await store.replaceKeys(accountId, kind, key, at);
-      evict((c) => c.key.accountId === accountId);
+      evict(`acc:${accountId}`, (c) => c.key.accountId === accountId);
     },
     async setKeyCaps(id, caps) {
       const result = await store.setKeyCaps(id, caps);
-      evict((c) => c.key.id === id);
+      evict(`key:${id}`, (c) => c.key.id === id);
       return result;
     },
     async updateAccount(id, patch) {
       await store.updateAccount(id, patch);
-      evict((c) => c.account?.id === id);
+      evict(`acc:${id}`, (c) => c.account?.id === id);
     },
   };
 
