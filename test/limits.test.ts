@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceFile } from '../src/config.ts';
+import { LOGIN_GUESSES_PER_IP } from '../src/domain/credentials.ts';
 import type { Store } from '../src/store/port.ts';
 import {
   assertLedgerBalanced,
@@ -316,6 +317,54 @@ describe('login throttling', () => {
       });
       assert.equal(res.status, 429);
       assert.equal(res.json.code, 'login_throttled');
+    });
+  });
+
+  test('guesses sent in parallel are counted as strictly as one at a time', async () => {
+    await withServer({}, async (server) => {
+      const { email, password } = await walletAccount(server, 0);
+      const statuses: number[] = [];
+      for (let burst = 0; burst < 8; burst++) {
+        const replies = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            server.request('POST', '/api/v1/auth/login', { body: { email, password: 'wrong password!' } }),
+          ),
+        );
+        for (const reply of replies) {
+          statuses.push(reply.status);
+          if (reply.status === 429) {
+            assert.equal(reply.json.code, 'login_throttled');
+            assert.ok(Number(reply.headers.get('retry-after')) >= 1);
+          }
+        }
+      }
+      // One guess per account is checked at a time: exactly five wrong passwords were ever tried.
+      assert.equal(statuses.filter((s) => s === 401).length, 5, statuses.join());
+      assert.equal(statuses.filter((s) => s === 429).length, 75);
+      const right = await server.request('POST', '/api/v1/auth/login', { body: { email, password } });
+      assert.equal(right.status, 429, 'the right password is throttled too once five were wrong');
+    });
+  });
+
+  test('parallel guesses on many accounts from one IP stop at the per-IP count, give or take the checks in flight', async () => {
+    await withServer({}, async (server) => {
+      const ip = { 'x-forwarded-for': '198.51.100.201' };
+      let wrong = 0;
+      // 7 x 12 requests: under the IP fence of 100 a minute.
+      for (let burst = 0; burst < 7; burst++) {
+        const replies = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            server.request('POST', '/api/v1/auth/login', {
+              headers: ip,
+              body: { email: `nobody${burst}-${i}@example.com`, password: 'guess guess guess' },
+            }),
+          ),
+        );
+        wrong += replies.filter((r) => r.status === 401).length;
+        for (const r of replies) assert.ok(r.status === 401 || r.json.code === 'login_throttled', r.text);
+      }
+      // Four checks at once per IP: the last ones may have started when 19 had failed.
+      assert.ok(wrong >= 20 && wrong <= 20 + LOGIN_GUESSES_PER_IP - 1, `${wrong} wrong passwords checked`);
     });
   });
 });

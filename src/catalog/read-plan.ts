@@ -12,10 +12,25 @@ export const MAX_LIMIT = 1000;
 export const DEFAULT_LIMIT = 100;
 const MAX_FILTER_VALUES = 100;
 
+/**
+ * A time bound as given: a date, or a date and time in UTC (seconds and the Z optional: a time without
+ * a zone is UTC, never the server's local time). The instant it names, in ms; NaN if it names none
+ * (2024-02-30, 25:00): a date that does not print back the same is not a real one.
+ */
+function instantOf(bound: string): number {
+  const [date, time = '00:00:00'] = bound.replace(/Z$/, '').split('T') as [string, string?];
+  const iso = `${date}T${time.length === 5 ? `${time}:00` : time}Z`;
+  const ms = Date.parse(iso);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().replace('.000Z', 'Z') === iso ? ms : Number.NaN;
+}
+
+/** Times as rows store them: YYYY-MM-DDTHH:MM:SSZ (a date alone stays a date, the start of its day). */
+const storedTime = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
 const timeBound = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?$/, 'must be YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ')
-  .refine((v) => !Number.isNaN(Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v)), 'is not a real date');
+  .refine((v) => !Number.isNaN(instantOf(v)), 'is not a real date');
 
 /** The parameters every read takes, besides entity filters (which are named by each dataset). */
 export const readOptionsShape = {
@@ -134,6 +149,10 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
       throw invalid(`Filter "${name}" takes at most ${MAX_FILTER_VALUES} values.`, name);
     if (cleaned.some((v) => v.length > 128))
       throw invalid(`Filter "${name}" has a value longer than 128 characters.`, name);
+    // No stored value holds a control character, and PostgreSQL text cannot hold NUL at all.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+    if (cleaned.some((v) => /[\u0000-\u001f\u007f]/.test(v)))
+      throw invalid(`Filter "${name}" has a control character in a value.`, name);
     filters[name] = [...new Set(cleaned)].sort();
   }
 
@@ -149,28 +168,33 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
     if (fields.length === 0) throw invalid('"fields" names no field.', 'fields');
   }
 
-  if (
-    params.from !== undefined &&
-    params.to !== undefined &&
-    params.from.slice(0, 10) > params.to.slice(0, 10)
-  ) {
+  // Bounds compare with the stored times as text, so they are written as the rows are. `from` is
+  // inclusive: a date is the start of its day. `to` is inclusive too, of its whole day for a date and of
+  // its second for a time: rows before the next day, or the next second.
+  const from =
+    params.from === undefined || params.from.length === 10 ? params.from : storedTime(instantOf(params.from));
+  const toEnd =
+    params.to === undefined
+      ? undefined
+      : params.to.length === 10
+        ? instantOf(nextDay(params.to))
+        : instantOf(params.to) + 1000;
+  if (params.from !== undefined && toEnd !== undefined && instantOf(params.from) >= toEnd) {
     throw invalid('"from" is after "to".', 'from');
   }
   const toExclusive =
-    params.to === undefined ? undefined : params.to.length === 10 ? nextDay(params.to) : `${params.to}\u0000`;
+    toEnd === undefined || params.to === undefined
+      ? undefined
+      : params.to.length === 10
+        ? nextDay(params.to)
+        : storedTime(toEnd);
 
   const descending = params.sort === 'desc';
-  const fingerprint = JSON.stringify([
-    dataset.key,
-    filters,
-    params.from ?? null,
-    params.to ?? null,
-    params.sort,
-  ]);
+  const fingerprint = JSON.stringify([dataset.key, filters, from ?? null, toExclusive ?? null, params.sort]);
   const after = params.cursor === undefined ? undefined : cursors.decode(params.cursor, fingerprint);
 
   const query: RowQuery = { dataset: dataset.key, filters, descending, limit: params.limit };
-  if (params.from !== undefined) query.from = params.from;
+  if (from !== undefined) query.from = from;
   if (toExclusive !== undefined) query.toExclusive = toExclusive;
   if (after !== undefined) query.after = after;
   return { query, fields, fingerprint };

@@ -56,6 +56,18 @@ function keyRecord(
   };
 }
 
+/** Password checks in progress at once from one client IP, across every node. */
+export const LOGIN_GUESSES_PER_IP = 4;
+
+function throttled(retryAfter: number): AppError {
+  return new AppError(
+    'login_throttled',
+    `Too many login attempts; try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`,
+    { retry_after: retryAfter },
+    { 'retry-after': String(retryAfter) },
+  );
+}
+
 export class Credentials {
   readonly #deps: CredentialDeps;
 
@@ -184,7 +196,10 @@ export class Credentials {
 
   /**
    * Wrong passwords are throttled per account and per client IP (counted failures in a sliding window),
-   * checked before the password so a throttled guess learns nothing.
+   * checked before the password so a throttled guess learns nothing. A check and the count of its
+   * failure are two steps, so guesses sent in parallel would all pass the check first: each guess holds
+   * a slot while it is checked (one per account, LOGIN_GUESSES_PER_IP per IP, across every node), and
+   * a guess that finds the slot taken is throttled for a second.
    */
   async #checkPassword(
     account: AccountRecord | null,
@@ -192,26 +207,42 @@ export class Credentials {
     password: string,
     clientIp: string,
   ): Promise<void> {
-    const { limiter, config } = this.#deps;
-    const policy = config.limits.login;
-    const windowMs = policy.window_minutes * 60_000;
+    const { limiter } = this.#deps;
     const now = this.#deps.now();
     const ipKey = `login-ip:${this.#ipDigest(clientIp)}`;
     const accountKey = `login-acct:${createHash('sha256').update(email).digest('hex')}`;
+    const held: [string, string][] = [];
+    try {
+      for (const [key, max] of [
+        [`${accountKey}:checking`, 1],
+        [`${ipKey}:checking`, LOGIN_GUESSES_PER_IP],
+      ] as const) {
+        const slot = await limiter.admit({ now, windows: [], slot: { key, max, leaseMs: 30_000 } });
+        if (!slot.allowed || slot.slotId === null) throw throttled(1);
+        held.push([key, slot.slotId]);
+      }
+      await this.#checkPasswordOnce(account, password, accountKey, ipKey, now);
+    } finally {
+      await Promise.all(held.map(([key, id]) => limiter.release(key, id).catch(() => {})));
+    }
+  }
+
+  async #checkPasswordOnce(
+    account: AccountRecord | null,
+    password: string,
+    accountKey: string,
+    ipKey: string,
+    now: number,
+  ): Promise<void> {
+    const { limiter, config } = this.#deps;
+    const policy = config.limits.login;
+    const windowMs = policy.window_minutes * 60_000;
     const [byAccount, byIp] = await Promise.all([
       limiter.peek(accountKey, policy.failures_per_account, windowMs, now),
       limiter.peek(ipKey, policy.failures_per_ip, windowMs, now),
     ]);
     const blocked = [byAccount, byIp].find((d) => !d.allowed);
-    if (blocked) {
-      const retryAfter = Math.max(1, Math.ceil(blocked.retryAfterMs / 1000));
-      throw new AppError(
-        'login_throttled',
-        `Too many wrong passwords; try again in ${retryAfter} seconds.`,
-        { retry_after: retryAfter },
-        { 'retry-after': String(retryAfter) },
-      );
-    }
+    if (blocked) throw throttled(Math.max(1, Math.ceil(blocked.retryAfterMs / 1000)));
     const ok = await verifyPassword(password, account?.passwordHash ?? decoyHash);
     if (!ok || !account || account.passwordHash === null) {
       await Promise.all([

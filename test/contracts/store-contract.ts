@@ -810,6 +810,31 @@ export function runStoreContract(
         assert.equal((await all({ filters: { symbol: ["x' OR '1'='1"] } })).length, 0);
       });
 
+      test('filters on a boolean or number field compare by its JSON text, the same on every store', async () => {
+        const flagged = `test/flags-${unique()}`;
+        const flags: Row[] = [
+          { date: '2026-01-01', is_meeting: true, count: 2 },
+          { date: '2026-01-02', is_meeting: false, count: 3 },
+          { date: '2026-01-03', is_meeting: true, count: 3 },
+        ];
+        assert.equal(await store.loadRows(flagged, 'date', flags, 'sample'), true);
+        const days = async (filters: Record<string, string[]>) =>
+          (await store.queryRows({ dataset: flagged, filters, descending: false, limit: 10 })).map(
+            (r) => r.t,
+          );
+        assert.deepEqual(await days({ is_meeting: ['true'] }), ['2026-01-01', '2026-01-03']);
+        assert.deepEqual(await days({ is_meeting: ['false'] }), ['2026-01-02']);
+        assert.deepEqual(await days({ is_meeting: ['1'] }), []);
+        assert.deepEqual(await days({ count: ['3'] }), ['2026-01-02', '2026-01-03']);
+        const page = await store.queryPage({
+          dataset: flagged,
+          filters: { is_meeting: ['true'] },
+          descending: false,
+          limit: 10,
+        });
+        assert.equal(page.count, 2);
+      });
+
       test('time bounds: from is inclusive, toExclusive is exclusive', async () => {
         const window = await all({ from: '2026-01-03', toExclusive: '2026-01-05' });
         assert.deepEqual([...new Set(window.map((r) => r.t))], ['2026-01-04', '2026-01-03']);

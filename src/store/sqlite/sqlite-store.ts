@@ -552,9 +552,13 @@ export class SqliteStore implements Store {
       params.push(q.toExclusive);
     }
     for (const [field, values] of Object.entries(q.filters)) {
-      // The field name is bound as a JSON path parameter, never spliced into SQL.
-      where.push(`CAST(json_extract(data, ?) AS TEXT) IN (${values.map(() => '?').join(', ')})`);
-      params.push(`$."${field}"`, ...values);
+      // The field name is bound as a JSON path parameter, never spliced into SQL. Values compare by
+      // their JSON text, as PostgreSQL's ->> gives it: json_extract would make true and false 1 and 0.
+      where.push(
+        `(CASE json_type(data, ?) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
+           ELSE CAST(json_extract(data, ?) AS TEXT) END) IN (${values.map(() => '?').join(', ')})`,
+      );
+      params.push(`$."${field}"`, `$."${field}"`, ...values);
     }
     if (q.after) {
       where.push(q.descending ? '(t, id) < (?, ?)' : '(t, id) > (?, ?)');
