@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { csvCell } from '../src/catalog/csv.ts';
+import { CursorCodec, planRead } from '../src/catalog/read-plan.ts';
 import { rpc, toolCall } from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
@@ -79,6 +80,56 @@ describe('JSON reads', () => {
       `/api/v1/data/equities/stock-prices?symbol=AAPL&start_date=${from}&end_date=${to}&order=asc`,
     );
     assert.deepEqual(alias.json.data, res.json.data);
+  });
+
+  test('time bounds with a time of day: to the second, a missing Z is UTC, both ends inclusive', async () => {
+    const all = await get('/api/v1/data/calendar/events?sort=asc&limit=1000');
+    const times: string[] = all.json.data.map((r: { datetime: string }) => r.datetime);
+    const at = times.find((t) => t.endsWith(':00Z') && times.filter((u) => u === t).length === 1) as string;
+    assert.match(at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00Z$/);
+    const between = async (from: string, to: string) =>
+      (await get(`/api/v1/data/calendar/events?from=${from}&to=${to}&sort=asc&limit=1000`)).json.data.map(
+        (r: { datetime: string }) => r.datetime,
+      );
+    for (const spelling of [at, at.slice(0, 19), at.slice(0, 16), `${at.slice(0, 16)}Z`]) {
+      assert.deepEqual(await between(spelling, spelling), [at], spelling);
+    }
+    const day = at.slice(0, 10);
+    assert.deepEqual(
+      await between(day, at.slice(0, 16)),
+      times.filter((t) => t.startsWith(day) && t <= at),
+    );
+  });
+
+  test('the store gets bounds written as stored times, never with a control character (PostgreSQL text cannot hold NUL)', () => {
+    const entry = server.deps.reads.resolve('calendar/events');
+    const plan = (from: string | undefined, to: string | undefined) =>
+      planRead(entry, { filters: {}, from, to, limit: 10, sort: 'asc' }, new CursorCodec(Buffer.alloc(32)))
+        .query;
+    assert.deepEqual(
+      [plan('2027-12-31T23:30', '2027-12-31T23:30').from, plan(undefined, '2027-12-31T23:30').toExclusive],
+      ['2027-12-31T23:30:00Z', '2027-12-31T23:30:01Z'],
+    );
+    assert.equal(plan(undefined, '2027-12-31T23:59:59Z').toExclusive, '2028-01-01T00:00:00Z');
+    assert.equal(plan('2027-12-31', '2027-12-31').toExclusive, '2028-01-01');
+    assert.equal(plan('2027-12-31', undefined).from, '2027-12-31');
+  });
+
+  test('a reversed range, an impossible date and a control character in a filter are 400s that burn nothing', async () => {
+    const wallet = await walletAccount(server, 10);
+    const before = await server.deps.store.getWallet(wallet.account.walletId);
+    for (const query of [
+      'calendar/events?from=2027-12-31T23:00:00Z&to=2027-12-31T01:00:00Z',
+      'calendar/events?from=2024-02-30',
+      'calendar/events?to=2027-12-31T25:00Z',
+      'equities/stock-prices?symbol=A%00B',
+      'equities/stock-prices?symbol=A%0AB',
+    ]) {
+      const res = await server.request('GET', `/api/v1/data/${query}`, { headers: bearer(wallet.key) });
+      assert.equal(res.status, 400, `${query}: ${res.text}`);
+      assert.equal(res.json.code, 'invalid_request', query);
+    }
+    assert.deepEqual(await server.deps.store.getWallet(wallet.account.walletId), before);
   });
 
   test('fields projects the rows', async () => {
