@@ -39,6 +39,10 @@ const cases: [string, string, string, Record<string, string>?, string?][] = [
   ['garbage cursor', `${read}?cursor=${encodeURIComponent('%%%')}`, 'invalid_cursor'],
   ['unknown dataset', '/api/v1/data/equities/stock-price', 'dataset_not_found'],
   ['unknown domain', '/api/v1/data/nowhere/nothing', 'dataset_not_found'],
+  ['a broken %-escape in the path', '/api/v1/data/equities/stock-prices%ZZ', 'invalid_request'],
+  ['a path segment over 200 characters', `/api/v1/data/equities/${'a'.repeat(201)}`, 'invalid_request'],
+  ['a __proto__ filter', `${read}?__proto__=x`, 'invalid_request'],
+  ['a constructor filter', `${read}?constructor=x`, 'invalid_request'],
   ['junk key', read, 'invalid_key', { authorization: 'Bearer not-a-key' }],
   ['truncated key', read, 'invalid_key', { authorization: 'Bearer tmd_live_abc' }],
   ['unknown well-formed key', read, 'invalid_key', { 'x-api-key': `tmd_live_${'A'.repeat(43)}` }],
@@ -120,9 +124,25 @@ test('bodies: malformed JSON 400, oversized 413, wrong media type 415, unknown r
 test('HEAD of a metered read is not routed and burns nothing', async () => {
   const before = await server.deps.store.auditLedger();
   const res = await server.request('HEAD', `${read}?limit=1`, { headers: bearer(key) });
-  assert.equal(res.status, 404);
+  assert.equal(res.status, 405);
+  assert.equal(res.headers.get('allow'), 'GET');
   const after = await server.deps.store.auditLedger();
   assert.equal(after.entries, before.entries);
+});
+
+test('a method a path does not take is 405 with Allow; a path that does not exist is 404', async () => {
+  for (const [method, path, allow] of [
+    ['POST', `${read}?limit=1`, 'GET'],
+    ['DELETE', '/api/v1/recipes/dow30-sandbox-smoke', 'GET'],
+    ['GET', '/api/v1/auth/login', 'POST'],
+  ] as const) {
+    const res = await server.request(method, path, { headers: bearer(key) });
+    assert.equal(res.status, 405, `${method} ${path}: ${res.text}`);
+    assert.equal(res.json.code, 'method_not_allowed');
+    assert.equal(res.headers.get('allow'), allow, `${method} ${path}`);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  }
+  assert.equal((await server.request('POST', '/api/v1/nothing-here')).status, 404);
 });
 
 test('a client request id is echoed when valid and replaced when not', async () => {

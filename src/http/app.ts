@@ -71,6 +71,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       return typeof given === 'string' && requestIdPattern.test(given) ? given : newRequestId();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // A URL the router cannot take apart (a broken %-escape, a path segment over maxParamLength) is
+    // answered before any hook runs: as problem+json too, with its request id.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return sendProblem(reply, toAppError(error, request));
+    },
   });
 
   app.setValidatorCompiler(validatorCompiler);
@@ -97,9 +103,23 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, toAppError(error, request)));
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] as string;
+    // A path that exists for other methods: 405 naming them, not 404.
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter(
+      (method) => app.findRoute({ method: method as 'GET', url: path }) !== null,
+    );
+    if (allowed.length > 0) {
+      return sendProblem(
+        reply.header('allow', allowed.join(', ')),
+        new AppError(
+          'method_not_allowed',
+          `${request.method} is not supported on ${path}; use ${allowed.join(' or ')}.`,
+        ),
+      );
+    }
+    return sendProblem(reply, new AppError('not_found', `No route ${request.method} ${path}.`));
+  });
 
   await app.register(swagger, {
     openapi: {

@@ -70,6 +70,8 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return new AppError('invalid_request', 'The URL is not valid.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('invalid_request', 'A part of the URL path is longer than 200 characters.');
   }
   if (error instanceof SyntaxError)
     return new AppError('malformed_json', 'The request body is not valid JSON.');

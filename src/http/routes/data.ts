@@ -49,6 +49,22 @@ function conflict(a: unknown, b: unknown, names: string): void {
   }
 }
 
+/**
+ * A query name the parsing dropped (`__proto__`) would otherwise be a filter silently ignored on a paid
+ * read: refused like any other name the dataset does not know.
+ */
+function refuseDroppedNames(url: string, query: object): void {
+  const start = url.indexOf('?');
+  if (start < 0) return;
+  for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
+    if (!Object.hasOwn(query, name)) {
+      throw new AppError('invalid_request', `Unknown parameter or filter "${name}".`, {
+        errors: [{ path: name, message: 'unknown parameter' }],
+      });
+    }
+  }
+}
+
 export function readParamsFromQuery(query: ReadQuery): ReadParams {
   conflict(query.from, query.start_date, 'from/start_date');
   conflict(query.to, query.end_date, 'to/end_date');
@@ -184,6 +200,7 @@ export function registerDataRoutes(app: TypedApp, deps: Deps): void {
     async (request, reply) => {
       const caller = request.caller;
       if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
+      refuseDroppedNames(request.url, request.query);
       const params = readParamsFromQuery(request.query);
       const csv = wantsCsv(request, request.query.format as string | undefined);
       const result = await deps.reads.read(
