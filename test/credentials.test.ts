@@ -239,6 +239,42 @@ describe('live keys and sessions', () => {
     assert.equal(after.json.code, 'invalid_session');
   });
 
+  test('a session cookie that no longer works never locks a client out of logging in again', async () => {
+    const { session, email, password } = await walletAccount(server, 0);
+    await server.request('POST', '/api/v1/auth/logout', { headers: bearer(session) });
+    const cookie = { cookie: `tmd_session=${session}`, 'x-forwarded-for': '203.0.113.77' };
+    const login = await server.request('POST', '/api/v1/auth/login', {
+      headers: cookie,
+      body: { email, password },
+    });
+    assert.equal(login.status, 200, login.text);
+    assert.equal((await server.request('POST', '/api/v1/auth/sandbox', { headers: cookie })).status, 201);
+    assert.equal((await server.request('GET', '/api/v1/catalog', { headers: cookie })).status, 200);
+    // Where a credential is needed, the 401 also tells the browser to drop the cookie.
+    for (const [method, path] of [
+      ['GET', '/api/v1/me'],
+      ['POST', '/api/v1/auth/logout'],
+    ] as const) {
+      const res = await server.request(method, path, { headers: cookie });
+      assert.equal(res.status, 401, `${method} ${path}`);
+      assert.equal(res.json.code, 'invalid_session');
+      assert.match(res.headers.get('set-cookie') ?? '', /^tmd_session=; .*Max-Age=0/);
+    }
+    // An explicit header is the client's own choice: a bad one is still refused where it is read.
+    const stale = await server.request('GET', '/api/v1/catalog', { headers: bearer(session) });
+    assert.equal(stale.status, 401);
+    assert.equal(stale.headers.get('set-cookie'), null);
+  });
+
+  test('issuance and login read no credential: an expired key sent along does not stop them', async () => {
+    const expired = await sandboxKey(server, '203.0.113.78');
+    server.clock.advance(73 * HOUR);
+    const res = await server.request('POST', '/api/v1/auth/sandbox', {
+      headers: { ...bearer(expired), 'x-forwarded-for': '203.0.113.78' },
+    });
+    assert.equal(res.status, 201, res.text);
+  });
+
   test('a live key with an expiry stops at that instant', async () => {
     const { session } = await walletAccount(server, 10);
     const expiresAt = new Date(server.clock.now() + HOUR).toISOString();

@@ -32,12 +32,26 @@ function cookieValue(header: string | undefined, name: string): string | undefin
       } catch {
         // A broken percent-escape is a bad credential (401), not a fault of ours.
         throw unauthenticated(
-          new AppError('invalid_session', 'The session cookie is malformed: log in again for a new one.'),
+          new AppError(
+            'invalid_session',
+            'The session cookie is malformed: log in again for a new one.',
+            {},
+            { 'set-cookie': CLEAR_SESSION_COOKIE },
+          ),
         );
       }
     }
   }
   return undefined;
+}
+
+/** Set on a refusal of the session cookie: the browser drops a cookie that can no longer work. */
+export const CLEAR_SESSION_COOKIE = `${SESSION_COOKIE}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0`;
+
+/** Whether the credential of this request is the session cookie (no Authorization, no X-API-Key). */
+function fromCookie(request: FastifyRequest): boolean {
+  const apiKey = request.headers['x-api-key'];
+  return request.headers.authorization === undefined && !(typeof apiKey === 'string' && apiKey.length > 0);
 }
 
 /** The presented credential, from `Authorization: Bearer`, `X-API-Key` or the session cookie. */
@@ -83,7 +97,13 @@ export async function resolveCaller(
   allow: readonly CredentialKind[] | undefined,
   channel: Channel,
 ): Promise<Caller | null> {
-  const token = presentedToken(request);
+  let token: string | undefined;
+  try {
+    token = presentedToken(request);
+  } catch (error) {
+    if (mode === 'optional' && fromCookie(request)) return null;
+    throw error;
+  }
   if (token === undefined) {
     if (mode === 'required') throw missingCredentials();
     return null;
@@ -92,7 +112,20 @@ export async function resolveCaller(
   try {
     caller = await authenticate(token, channel);
   } catch (error) {
-    throw error instanceof AppError && error.status === 401 ? unauthenticated(error) : error;
+    if (!(error instanceof AppError && error.status === 401)) throw error;
+    if (fromCookie(request)) {
+      // A session cookie that no longer works (logged out, expired, another secret): on a route that
+      // needs no credential the request goes on without it, so a browser is never locked out of
+      // logging in again; where one is needed, the 401 also clears the cookie.
+      if (mode === 'optional') return null;
+      throw unauthenticated(
+        new AppError(error.code, error.message, error.extras, {
+          ...error.headers,
+          'set-cookie': CLEAR_SESSION_COOKIE,
+        }),
+      );
+    }
+    throw unauthenticated(error);
   }
   if (allow && !allow.includes(caller.kind)) {
     throw new AppError(

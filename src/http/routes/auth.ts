@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
-import { SESSION_COOKIE } from '../auth-hook.ts';
+import { CLEAR_SESSION_COOKIE, SESSION_COOKIE } from '../auth-hook.ts';
 import { iso, presentKey } from '../present.ts';
 import { issuedKeyOut, problems, tokens } from '../schemas.ts';
 import { baseUrlOf } from './meta.ts';
@@ -18,6 +18,8 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
   app.post(
     '/api/v1/auth/sandbox',
     {
+      // No credential is read here: a stale key or cookie never stands between a client and a new one.
+      config: { auth: 'none' },
       schema: {
         operationId: 'issueSandboxKey',
         tags: ['auth'],
@@ -55,6 +57,8 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
   app.post(
     '/api/v1/auth/public-test',
     {
+      // No credential is read here: a stale key or cookie never stands between a client and a new one.
+      config: { auth: 'none' },
       schema: {
         operationId: 'registerPublicTest',
         tags: ['auth'],
@@ -97,6 +101,8 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
   app.post(
     '/api/v1/auth/login',
     {
+      // No credential is read here: a stale key or cookie never stands between a client and a new one.
+      config: { auth: 'none' },
       schema: {
         operationId: 'login',
         tags: ['auth'],
@@ -157,7 +163,7 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
       const sessionId = request.caller?.sessionId;
       if (!sessionId) throw new AppError('forbidden', 'Only a session can log out.');
       await deps.sessions.revoke(sessionId);
-      reply.header('set-cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0`);
+      reply.header('set-cookie', CLEAR_SESSION_COOKIE);
       return reply.code(204).send(null);
     },
   );
