@@ -158,6 +158,35 @@ describe('who sets caps', () => {
     assert.equal(unknown.status, 404);
   });
 
+  test('a revoked key takes no caps: 409 conflict, by its account and by an operator', async () => {
+    const partner = await operatorAccount(server, { pkg: 'partner' });
+    const revoked = await server.request('DELETE', `/api/v1/keys/${partner.keyId}`, {
+      headers: bearer(partner.session),
+    });
+    assert.equal(revoked.status, 200, revoked.text);
+    const own = await setOwnCaps(partner, { daily_tokens: 7 });
+    assert.equal(own.status, 409, own.text);
+    assert.equal(own.json.code, 'conflict');
+    const byOperator = await adminRequest(
+      server,
+      'PUT',
+      `/api/v1/admin/keys/${partner.keyId}/spending-caps`,
+      {
+        body: { daily_tokens: 7, monthly_tokens: null },
+      },
+    );
+    assert.equal(byOperator.status, 409);
+    const key = await server.deps.store.getKey(partner.keyId);
+    assert.equal(key?.dailyCapMicros, null, 'nothing changed');
+  });
+
+  test('a session creates a live key with no body at all', async () => {
+    const partner = await operatorAccount(server, { pkg: 'partner' });
+    const created = await server.request('POST', '/api/v1/keys', { headers: bearer(partner.session) });
+    assert.equal(created.status, 201, created.text);
+    assert.match(created.json.key, /^tmd_live_/);
+  });
+
   test('the caps show in the key listing; an absent field leaves a cap as it was', async () => {
     const partner = await operatorAccount(server, { pkg: 'partner' });
     await setOwnCaps(partner, { daily_tokens: 10, monthly_tokens: 200 });

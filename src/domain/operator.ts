@@ -273,6 +273,12 @@ export class Operator {
         `Spending caps apply to wallet-backed live keys; ${key.id} is a ${key.kind} key.`,
       );
     }
+    if (key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= this.#deps.now())) {
+      throw new AppError(
+        'conflict',
+        `Spending caps apply to keys that are live; ${key.id} is ${key.revokedAt !== null ? 'revoked' : 'expired'}.`,
+      );
+    }
     await this.#deps.store.setKeyCaps(key.id, caps);
     return { ...key, ...caps };
   }

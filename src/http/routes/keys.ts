@@ -31,14 +31,15 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
             name: z.string().min(1).max(100).optional(),
             expires_at: z.iso.datetime().optional().describe('Optional expiry; never by default.'),
           })
-          .default({}),
+          .nullish(),
         response: { 201: issuedKeyOut, ...problems(400, 401, 403, 413, 415) },
       },
     },
     async (request, reply) => {
       const account = accountOf(request.caller);
-      const expiresAt = request.body.expires_at ? Date.parse(request.body.expires_at) : null;
-      const issued = await deps.credentials.createLiveKey(account, request.body.name ?? null, expiresAt);
+      const body = request.body ?? {};
+      const expiresAt = body.expires_at ? Date.parse(body.expires_at) : null;
+      const issued = await deps.credentials.createLiveKey(account, body.name ?? null, expiresAt);
       reply.code(201).header('cache-control', 'no-store');
       return { ...presentKey(issued.record, deps.now()), key: issued.secret };
     },
