@@ -78,6 +78,17 @@ describe('sandbox keys', () => {
     assert.equal((await server.request('POST', '/api/v1/auth/sandbox', { headers: ip })).status, 201);
   });
 
+  test('IPv6 clients count by their /64, and an IPv4-mapped address as its IPv4 address', async () => {
+    const issue = (ip: string) =>
+      server.request('POST', '/api/v1/auth/sandbox', { headers: { 'x-forwarded-for': ip } });
+    const statuses = [];
+    for (let host = 1; host <= 4; host++) statuses.push((await issue(`2001:db8:77:1::${host}`)).status);
+    assert.deepEqual(statuses, [201, 201, 201, 429], 'four addresses of one /64 are one client');
+    assert.equal((await issue('2001:db8:77:2::1')).status, 201, 'another /64 is another client');
+    for (let i = 0; i < 3; i++) assert.equal((await issue('198.51.100.77')).status, 201);
+    assert.equal((await issue('::ffff:198.51.100.77')).status, 429);
+  });
+
   test('after 72 hours the key is refused with 401 key_expired', async () => {
     const key = await sandboxKey(server);
     server.clock.advance(72 * HOUR - 1);

@@ -1,9 +1,11 @@
 /** Issuing and managing credentials: sandbox keys, public-test registration, wallet keys, logins. */
+
 import { createHash } from 'node:crypto';
 import type { ServiceFile } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Limiter } from '../limits/port.ts';
 import type { AccountRecord, KeyRecord, Store } from '../store/port.ts';
+import { clientNetwork } from './client-network.ts';
 import { newId } from './ids.ts';
 import { type KeyKind, newKey } from './keys.ts';
 import { tokensToMicros } from './money.ts';
@@ -254,7 +256,9 @@ export class Credentials {
   }
 
   #ipDigest(clientIp: string): string {
-    return createHash('sha256').update(`${this.#deps.ipSalt}:${clientIp}`).digest('hex');
+    return createHash('sha256')
+      .update(`${this.#deps.ipSalt}:${clientNetwork(clientIp)}`)
+      .digest('hex');
   }
 
   async login(email: string, password: string, channel: 'rest' | 'terminal', clientIp: string) {

@@ -3,9 +3,11 @@
  * the caller (DECISIONS "Limits"), checked in one atomic Limiter.admit. Every limited response carries
  * the IETF RateLimit-Policy / RateLimit headers, refusals included.
  */
+
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
+import { clientNetwork } from '../domain/client-network.ts';
 import { limitSubject, limitsFor } from '../domain/limits-policy.ts';
 import { AppError } from '../errors.ts';
 import type { AdmitRequest, WindowCheck, WindowState } from '../limits/port.ts';
@@ -37,7 +39,7 @@ export function admissionFor(deps: Deps, caller: Caller | null, ip: string, now:
   const windows: WindowCheck[] = [];
   const fence = {
     code: 'ip_fence',
-    key: `ip:${ip}`,
+    key: `ip:${clientNetwork(ip)}`,
     limit: deps.config.limits.ip_fence_per_minute,
     windowMs: MINUTE_MS,
   } as const;
