@@ -238,10 +238,36 @@ describe('export', () => {
     );
   });
 
-  test('HEAD is not an export: 404, nothing charged', async () => {
+  test('a refunded export no longer counts toward the spending cap or the month burn (the tier)', async () => {
+    const partner = await operatorAccount(server, { pkg: 'partner' });
+    await server.request('PATCH', `/api/v1/keys/${partner.keyId}`, {
+      headers: bearer(partner.session),
+      body: { daily_tokens: 16 },
+    });
+    failOnQuery = (query) => query.dataset === H15 && query.after !== undefined;
+    try {
+      const failed = await fetch(`${server.url}/api/v1/export/${H15}`, { headers: bearer(partner.key) });
+      await assert.rejects(failed.text());
+    } finally {
+      failOnQuery = null;
+    }
+    // Refunded: the cap has all 16 tokens again, so a 15-token export goes through.
+    const again = await server.request('GET', `/api/v1/export/${H15}`, { headers: bearer(partner.key) });
+    assert.equal(again.status, 200, again.text);
+    const me = await server.request('GET', '/api/v1/me', { headers: bearer(partner.key) });
+    assert.equal(me.json.burned_this_month, '15');
+    const usage = await server.deps.store.listUsage({ accountId: partner.id }, null, 10);
+    assert.deepEqual(usage.map((u) => [u.outcome, u.burnedMicros]).sort(), [
+      ['charged', 15_000_000n],
+      ['charged', 15_000_000n],
+      ['refunded', -15_000_000n],
+    ]);
+  });
+
+  test('HEAD is not an export: 405, nothing charged', async () => {
     const pro = await operatorAccount(server, { pkg: 'pro' });
     const res = await server.request('HEAD', `/api/v1/export/${H15}`, { headers: bearer(pro.key) });
-    assert.equal(res.status, 404);
+    assert.equal(res.status, 405);
     assert.equal((await server.deps.store.listUsage({ accountId: pro.id }, null, 5)).length, 0);
   });
 });

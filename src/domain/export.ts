@@ -9,7 +9,9 @@ import { AppError } from '../errors.ts';
 import type { RowSource, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { type Metered, meter } from './metering.ts';
+import { tokensToMicros } from './money.ts';
 import { entitlementsOf, exportPackages } from './packages.ts';
+import { utcMonth } from './pricing.ts';
 import type { DataReads } from './reads.ts';
 
 export const EXPORT_ROWS_PER_UNIT = 1000;
@@ -22,6 +24,8 @@ export interface ExportPlan {
   /** Started blocks of 1,000 rows (at least 1). */
   units: number;
   source: RowSource;
+  /** When it was charged: a refund lowers that month's burn. */
+  chargedAt: number;
 }
 
 /** ceil(rows / 1000), at least 1: an export of an empty dataset is still one read. */
@@ -74,31 +78,59 @@ export class DataExports {
     const source = await reads.ensureRows(entry);
     const rows = (await reads.meterDeps.store.datasetSource(entry.dataset.key))?.rows ?? 0;
     const units = exportUnits(rows);
+    const chargedAt = reads.meterDeps.now();
     return meter(
       reads.meterDeps,
       caller,
       requestId,
       `export:${entry.key}`,
       [{ label: entry.key, listCost: units * entry.listCost, p0: entry.p0 }],
-      async () => ({ value: { entry, rows, units, source }, rows }),
+      async () => ({ value: { entry, rows, units, source, chargedAt }, rows }),
       { grandfather: false },
     );
   }
 
   /**
    * Gives the tokens back when the stream fails on our side after the charge: a read is charged only
-   * when it is served. A client that hangs up mid-stream was served; nothing is refunded then.
+   * when it is served. A client that hangs up mid-stream was served; nothing is refunded then. The
+   * reversal's usage event goes with the credit, so the key's spending caps and the account's month
+   * burn (its tier) no longer count the refunded export.
    */
-  async refund(caller: Caller, burnedMicros: bigint, requestId: string, detail: string): Promise<void> {
+  async refund(
+    caller: Caller,
+    started: Metered<ExportPlan>,
+    requestId: string,
+    detail: string,
+  ): Promise<void> {
+    const burnedMicros = started.cost.burnedMicros;
     if (burnedMicros <= 0n) return;
     const { store, now } = this.#deps.reads.meterDeps;
+    const { entry, units, chargedAt } = started.value;
+    const at = now();
     await store.credit({
       walletId: caller.wallet.id,
       kind: 'refund',
       amountMicros: burnedMicros,
-      at: now(),
+      at,
       requestId,
       memo: `refund: ${detail}`,
+      reverses: {
+        month: utcMonth(chargedAt),
+        usage: {
+          requestId,
+          keyId: caller.key?.id ?? null,
+          accountId: caller.account?.id ?? null,
+          walletId: caller.wallet.id,
+          dataset: `export:${entry.key}`,
+          channel: caller.channel,
+          listCostMicros: -tokensToMicros(units * entry.listCost),
+          costMicros: -started.cost.costMicros,
+          burnedMicros: -burnedMicros,
+          outcome: 'refunded',
+          rows: 0,
+          at,
+        },
+      },
     });
   }
 

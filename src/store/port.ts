@@ -81,7 +81,8 @@ export interface LedgerAudit {
   mismatches: { walletId: string; balanceMicros: bigint; entriesMicros: bigint }[];
 }
 
-export type UsageOutcome = 'charged' | 'notional' | 'grandfathered';
+/** `refunded`: a burn given back (its figures negated), written with the refund's credit. */
+export type UsageOutcome = 'charged' | 'notional' | 'grandfathered' | 'refunded';
 
 export interface UsageInput {
   requestId: string;
@@ -112,6 +113,13 @@ export interface CreditInput {
   idempotencyKey?: string;
   memo?: string;
   requestId?: string;
+  /**
+   * A refund of a burn (kind `refund`): the usage event of the reversal is written in the same
+   * transaction (`usage`: the burn's figures negated, outcome `refunded`), so a spending cap, which sums
+   * the key's usage, no longer counts what was given back; and the wallet's month burn, which the tier
+   * follows, is lowered by the amount if it still counts `month` (never below 0).
+   */
+  reverses?: { month: string; usage: UsageInput };
 }
 
 export type CreditResult = { entry: LedgerEntry; duplicate: boolean };

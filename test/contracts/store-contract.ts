@@ -590,6 +590,47 @@ export function runStoreContract(
         assert.equal(!refused.ok && refused.cap?.spentMicros, big + 2n, 'the debit counts the same sum');
       });
 
+      test('a refund that reverses a burn takes it out of the cap sums and the month burn, in one step', async () => {
+        const owner = await account(100n);
+        const key = keyFor('live', owner.walletId, owner.id);
+        await store.insertKey(key);
+        await debit(owner.walletId, 30n, { keyId: key.id, at: T0 });
+        await debit(owner.walletId, 5n, { keyId: key.id, at: T0 + 1 });
+        const reversal = usage(owner.walletId, {
+          keyId: key.id,
+          accountId: owner.id,
+          listCostMicros: -30n,
+          costMicros: -30n,
+          burnedMicros: -30n,
+          outcome: 'refunded',
+          rows: 0,
+          at: T0 + 2,
+        });
+        await store.credit({
+          walletId: owner.walletId,
+          kind: 'refund',
+          amountMicros: 30n,
+          at: T0 + 2,
+          reverses: { month: MONTH, usage: reversal },
+        });
+        assert.equal(await store.keyBurnedSince(key.id, T0), 5n);
+        const wallet = await store.getWallet(owner.walletId);
+        assert.equal(wallet?.balanceMicros, 95n);
+        assert.equal(wallet?.burnMonthMicros, 5n);
+        const events = await store.listUsage({ accountId: owner.id }, null, 10);
+        assert.ok(events.some((e) => e.outcome === 'refunded' && e.burnedMicros === -30n));
+        // A refund of another month's burn leaves this month's figure alone (never below zero either).
+        await store.credit({
+          walletId: owner.walletId,
+          kind: 'refund',
+          amountMicros: 5n,
+          at: T0 + 3,
+          reverses: { month: '1999-01', usage: { ...reversal, burnedMicros: -5n, at: T0 + 3 } },
+        });
+        assert.equal((await store.getWallet(owner.walletId))?.burnMonthMicros, 5n);
+        assert.deepEqual((await store.auditLedger()).mismatches, []);
+      });
+
       test('recordUsage writes a zero-burn usage event and no ledger entry', async () => {
         const owner = await account(1n * M);
         await store.recordUsage(

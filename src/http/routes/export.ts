@@ -78,7 +78,7 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
           await exports
             .refund(
               caller,
-              started.cost.burnedMicros,
+              started,
               request.id,
               `export of ${entry.key} failed after ${sent} rows`,
             )

@@ -476,6 +476,14 @@ export class PostgresStore implements Store {
           input.memo ?? null,
         ],
       );
+      if (input.reverses) {
+        await tx.query(
+          `UPDATE wallets SET burn_month_micros = GREATEST(0, burn_month_micros - $2)
+            WHERE id = $1 AND burn_month = $3`,
+          [input.walletId, input.amountMicros, input.reverses.month],
+        );
+        await tx.query(this.#usageStatement(input.reverses.usage));
+      }
       return { entry: entryFrom(entry.rows[0] as DbRow), duplicate: false };
     });
   }

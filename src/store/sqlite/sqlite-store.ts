@@ -337,6 +337,15 @@ export class SqliteStore implements Store {
         input.idempotencyKey ?? null,
         input.memo ?? null,
       ) as DbRow;
+      if (input.reverses) {
+        this.#run(
+          'UPDATE wallets SET burn_month_micros = MAX(0, burn_month_micros - ?) WHERE id = ? AND burn_month = ?',
+          input.amountMicros,
+          input.walletId,
+          input.reverses.month,
+        );
+        this.#insertUsage(input.reverses.usage);
+      }
       return { entry: entryFrom(entry), duplicate: false };
     });
   }
