@@ -76,12 +76,7 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
         } catch (error) {
           request.log.error({ err: error, sent }, 'export stream failed after the charge; refunding');
           await exports
-            .refund(
-              caller,
-              started,
-              request.id,
-              `export of ${entry.key} failed after ${sent} rows`,
-            )
+            .refund(caller, started, request.id, `export of ${entry.key} failed after ${sent} rows`)
             .catch((refundError: unknown) => request.log.error({ err: refundError }, 'export refund failed'));
           throw error;
         }
