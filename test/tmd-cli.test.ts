@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { runCli } from '../src/cli/tmd.ts';
+import { Operator } from '../src/domain/operator.ts';
 import { freshIp } from './helpers/operator.ts';
 import { assertLedgerBalanced, bearer, sandboxKey, startServer, type TestServer } from './helpers/server.ts';
 
@@ -302,6 +303,104 @@ describe('tmd import', () => {
     assert.equal(dry.code, 0, dry.stderr);
     assert.equal(dry.json.rows, 1);
     assert.equal(dry.json.loaded, false);
+  });
+});
+
+describe('tmd import: what a file may not hold', () => {
+  const event = (datetime: string, title = 'FOMC') =>
+    `{"event_id":"e1","datetime":"${datetime}","event_type":"${title}","agency":"Fed","importance":"high","is_fomc_meeting":true,"is_minutes_release":false}`;
+
+  test('date-times that do not exist, or have a fraction of a second, are refused: nothing is loaded', async () => {
+    const file = join(server.dir, 'events.ndjson');
+    writeFileSync(
+      file,
+      [event('2024-02-30T10:00:00Z'), event('2024-01-01T24:00:00Z'), event('2024-01-01T10:00:00.500Z')].join(
+        '\n',
+      ),
+    );
+    const bad = await tmd(['import', 'calendar/fed-events', file]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /line 1: .*"2024-02-30T10:00:00Z" is not a date-time/);
+    assert.match(bad.stderr, /line 2: .*"2024-01-01T24:00:00Z" is not a date-time/);
+    assert.match(bad.stderr, /line 3: .*has a fraction of a second/);
+    writeFileSync(file, event('2024-01-01T12:00:00+02:00'));
+    const good = await tmd(['import', 'calendar/fed-events', file, '--dry-run']);
+    assert.equal(good.code, 0, good.stderr);
+  });
+
+  test('a control character in a cell is refused with its line (PostgreSQL text cannot hold NUL)', async () => {
+    const file = join(server.dir, 'nul.ndjson');
+    writeFileSync(file, event('2024-01-01T10:00:00Z', 'FO\\u0000MC'));
+    const bad = await tmd(['import', 'calendar/fed-events', file, '--dry-run']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /line 1: column "event_type" .*holds a control character/);
+  });
+
+  test('bytes that are not UTF-8 refuse the file instead of turning into U+FFFD', async () => {
+    const file = join(server.dir, 'latin1.csv');
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from('series_id,h15_series,title,date,value\nX1,H1,Z'),
+        Buffer.from([0xfc]),
+        Buffer.from('rich yield,2024-01-02,4.0\n'),
+      ]),
+    );
+    const bad = await tmd(['import', 'macro/fed-h15-series', file, '--dry-run']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /is not UTF-8 text; convert it first/);
+  });
+
+  test('a JSON file that starts with a byte-order mark is read like any other', async () => {
+    const file = join(server.dir, 'bom.json');
+    writeFileSync(file, `\uFEFF[${event('2024-01-01T10:00:00Z')}]`);
+    const dry = await tmd(['import', 'calendar/fed-events', file, '--dry-run']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(dry.json.rows, 1);
+  });
+
+  test('a path that cannot be read is a one-line message, never a stack trace', async () => {
+    const dir = await tmd(['import', 'calendar/fed-events', server.dir, '--format', 'ndjson']);
+    assert.equal(dir.code, 1);
+    assert.match(dir.stderr, /^tmd: EISDIR/);
+    assert.doesNotMatch(dir.stderr, /\n\s+at /);
+  });
+
+  test('two --merge imports at once both land: neither series is lost or cut short', async () => {
+    const series = (id: string, days: number) =>
+      Array.from({ length: days }, (_, i) => ({
+        series_id: id,
+        h15_series: `H15_${id}`,
+        title: id,
+        date: new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10),
+        value: i,
+      }));
+    const operator = new Operator(server.deps);
+    await operator.importRows('macro/fed-h15-series', series('BASE', 300));
+    await Promise.all([
+      operator.importRows('macro/fed-h15-series', series('ONE', 1500), { merge: true }),
+      operator.importRows('macro/fed-h15-series', series('TWO', 1500), { merge: true }),
+    ]);
+    const rows = await server.deps.store.queryRows({
+      dataset: 'macro/fed-h15-series',
+      filters: {},
+      descending: false,
+      limit: 10_000,
+    });
+    const counts: Record<string, number> = {};
+    for (const row of rows) {
+      const id = (JSON.parse(row.json) as { series_id: string }).series_id;
+      counts[id] = (counts[id] ?? 0) + 1;
+    }
+    assert.deepEqual(counts, { BASE: 300, ONE: 1500, TWO: 1500 });
+  });
+
+  test('tmd key create --expires-at takes only an ISO time with its zone, as the admin API does', async () => {
+    for (const given of ['2027-01-01T00:00:00', '12/31/2027', '2027-02-30T00:00:00Z']) {
+      const res = await tmd(['key', 'create', 'acc_nobody', '--expires-at', given]);
+      assert.equal(res.code, 2, `${given}: ${res.stderr}`);
+      assert.match(res.stderr, /--expires-at must be an ISO 8601 time with Z or an offset/);
+    }
   });
 });
 

@@ -167,7 +167,7 @@ function readNdjson(text: string): SourceRecord[] {
 function readJson(text: string): SourceRecord[] {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new ImportError('The JSON file is malformed.', [(error as Error).message]);
   }
@@ -208,6 +208,11 @@ export function convertCell(
   if (raw === null || raw === undefined) return { value: null };
   if (typeof raw === 'object') return { error: 'is an object or array, not a single value' };
   const text = String(raw).trim();
+  // No stored value holds a control character (tab, CR and LF inside a quoted cell are text), and
+  // PostgreSQL text cannot hold NUL at all.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text))
+    return { error: `${JSON.stringify(text)} holds a control character` };
   if (typeof raw === 'string' && (text === '' || nullTokens.has(text))) return { value: null };
   const shown = JSON.stringify(typeof raw === 'string' ? text : raw);
   switch (field.type) {
@@ -232,9 +237,16 @@ export function convertCell(
     case 'date':
       return isRealDate(text) ? { value: text } : { error: `${shown} is not a date (YYYY-MM-DD)` };
     case 'datetime': {
-      const ms = dateTimeText.test(text) ? Date.parse(text.replace(' ', 'T')) : Number.NaN;
-      if (Number.isNaN(ms)) return { error: `${shown} is not a date-time (ISO 8601 with Z or an offset)` };
-      // One UTC form, so the stored time column sorts as text.
+      const m = dateTimeText.exec(text);
+      const ms = m ? Date.parse(text.replace(' ', 'T')) : Number.NaN;
+      // Date.parse rolls 2024-02-30 and 24:00 over into the next day: the parts must be real ones.
+      if (Number.isNaN(ms) || !isRealDate(text.slice(0, 10)) || Number(text.slice(11, 13)) > 23) {
+        return { error: `${shown} is not a date-time (ISO 8601 with Z or an offset)` };
+      }
+      // One UTC form to the second, so the stored time column sorts as text and compares with the
+      // read bounds; a fraction of a second would sort before the whole second.
+      if (ms % 1000 !== 0)
+        return { error: `${shown} has a fraction of a second; times are stored to the second` };
       return { value: new Date(ms).toISOString().replace('.000Z', 'Z') };
     }
   }

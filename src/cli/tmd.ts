@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import {
   ImportError,
   type ImportFormat,
@@ -26,6 +27,21 @@ import {
 } from '../domain/operator.ts';
 import { AppError } from '../errors.ts';
 import { presentAccountView, presentEntry, presentKey } from '../http/present.ts';
+
+/** A file's text; bytes that are not UTF-8 refuse the import rather than turning into U+FFFD. */
+function readUtf8(file: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(file));
+  } catch (error) {
+    if (error instanceof TypeError) {
+      throw new ImportError(
+        `${file} is not UTF-8 text; convert it first (e.g. iconv -f latin1 -t utf-8).`,
+        [],
+      );
+    }
+    throw error;
+  }
+}
 
 export interface CliIo {
   /** The environment to configure from; process.env (read by config.ts) when absent. */
@@ -138,7 +154,7 @@ async function runImport(deps: Deps, operator: Operator, io: CliIo, args: string
       Object.assign(map, parseMapFile(readFileSync(item, 'utf8'), item));
     else Object.assign(map, pairs([item], '--map'));
   }
-  const text = readFileSync(file, 'utf8');
+  const text = readUtf8(file);
   const result = parseImport(entry.dataset, text, {
     format: formatOf(file, values.format),
     map,
@@ -255,9 +271,12 @@ async function dispatch(deps: Deps, io: CliIo, argv: string[]): Promise<void> {
           options: { name: { type: 'string' }, 'expires-at': { type: 'string' } },
         });
         const expires = values['expires-at'];
+        // The admin API's rule: an ISO 8601 time with its zone (Z or an offset), never the local time.
+        if (expires !== undefined && !z.iso.datetime({ offset: true }).safeParse(expires).success)
+          throw new UsageError(
+            '--expires-at must be an ISO 8601 time with Z or an offset, e.g. 2027-01-01T00:00:00Z',
+          );
         const expiresAt = expires === undefined ? null : Date.parse(expires);
-        if (expiresAt !== null && Number.isNaN(expiresAt))
-          throw new UsageError('--expires-at must be an ISO 8601 time');
         const issued = await operator.createKey(
           arg(positionals, 0, 'account'),
           values.name ?? null,
@@ -334,7 +353,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (error instanceof AppError) io.stderr(`tmd: ${error.code}: ${error.message}\n`);
     else if (error instanceof ImportError || error instanceof ConfigError)
       io.stderr(`tmd: ${error.message}\n`);
-    else if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+    else if ((error as NodeJS.ErrnoException).syscall !== undefined)
+      // A file that cannot be read (missing, a directory, no permission): the system's message says which.
       io.stderr(`tmd: ${(error as Error).message}\n`);
     else io.stderr(`tmd: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
     return 1;

@@ -3,9 +3,10 @@
  * for an account, set spending caps, run the monthly credit job, import real rows. The admin API and
  * the `tmd` CLI are two faces over these same calls.
  */
+
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import type { Row } from '../catalog/types.ts';
 import type { ServiceFile, Sku } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -297,15 +298,34 @@ export class Operator {
     rows: readonly Row[],
     options: { merge?: boolean } = {},
   ): Promise<{ dataset: string; rows: number; kept: number }> {
-    const { store, catalog } = this.#deps;
+    const { catalog } = this.#deps;
     const entry = catalog.resolve(datasetKey);
     if (!entry)
       throw new AppError('dataset_not_found', `No dataset "${datasetKey}".`, {
         suggestions: catalog.suggest(datasetKey),
       });
+    // A merge keeps the stored rows of the other series: read, then load only if no other load came
+    // in between (two merges at once would otherwise lose one's series). Tried again a few times.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#importOnce(entry, rows, options);
+      } catch (error) {
+        if (!(options.merge && error instanceof AppError && error.code === 'conflict') || attempt >= 5)
+          throw error;
+      }
+    }
+  }
+
+  async #importOnce(
+    entry: CatalogEntry,
+    rows: readonly Row[],
+    options: { merge?: boolean },
+  ): Promise<{ dataset: string; rows: number; kept: number }> {
+    const { store } = this.#deps;
     const dataset = entry.dataset;
     const kept: Row[] = [];
-    if (options.merge && (await store.datasetSource(dataset.key))?.source === 'import') {
+    const before = options.merge ? await store.datasetSource(dataset.key) : null;
+    if (before?.source === 'import') {
       const tuple = (row: Row) => JSON.stringify(dataset.entity_fields.map((f) => row[f] ?? null));
       const incoming = new Set(rows.map(tuple));
       let after: { t: string; id: number } | undefined;
@@ -327,7 +347,14 @@ export class Operator {
       }
     }
     const all = kept.length > 0 ? [...kept, ...rows] : rows;
-    await store.loadRows(dataset.key, dataset.time_field, all, 'import', entry.columns);
+    await store.loadRows(
+      dataset.key,
+      dataset.time_field,
+      all,
+      'import',
+      entry.columns,
+      before ? { ifLoadedAt: before.loadedAt } : {},
+    );
     return { dataset: dataset.key, rows: all.length, kept: kept.length };
   }
 }

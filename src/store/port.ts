@@ -282,6 +282,9 @@ export interface Store {
    * Loads a dataset's rows. `sample` loads only into an empty dataset (idempotent across processes);
    * `import` replaces whatever was there. Returns false when a sample load found rows already.
    * With `csvColumns`, each row's CSV line over those columns (`csvRecord`) is stored beside it.
+   * With `ifLoadedAt`, the load happens only if the dataset is still the one loaded at that instant
+   * (`datasetSource().loadedAt`, which every load moves forward): else AppError `conflict` and nothing
+   * changes. A merge reads the rows it keeps, then loads; this stops a load in between from being lost.
    */
   loadRows(
     dataset: string,
@@ -289,6 +292,7 @@ export interface Store {
     rows: readonly Row[],
     source: RowSource,
     csvColumns?: readonly string[],
+    options?: { ifLoadedAt?: number },
   ): Promise<boolean>;
   datasetSource(dataset: string): Promise<{ source: RowSource; rows: number; loadedAt: number } | null>;
   queryRows(query: RowQuery): Promise<StoredRow[]>;

@@ -757,6 +757,24 @@ export function runStoreContract(
         );
       });
 
+      test('a load with ifLoadedAt happens only over that load; every load moves loadedAt forward', async () => {
+        const other = `test/cas-${unique()}`;
+        await store.loadRows(other, 'date', rows.slice(0, 3), 'import');
+        const first = (await store.datasetSource(other))?.loadedAt as number;
+        await store.loadRows(other, 'date', rows.slice(0, 4), 'import', undefined, { ifLoadedAt: first });
+        const second = (await store.datasetSource(other))?.loadedAt as number;
+        assert.ok(second > first, 'strictly later, even within the same millisecond');
+        await assert.rejects(
+          store.loadRows(other, 'date', rows.slice(0, 1), 'import', undefined, { ifLoadedAt: first }),
+          (error: { code?: string }) => error.code === 'conflict',
+        );
+        assert.equal((await store.datasetSource(other))?.rows, 4, 'the stale load changed nothing');
+        assert.equal(
+          (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 10 })).length,
+          4,
+        );
+      });
+
       test('rows loaded with CSV columns carry their CSV line for exactly those columns', async () => {
         const other = `test/csv-${unique()}`;
         const odd: Row[] = [

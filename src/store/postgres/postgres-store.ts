@@ -801,12 +801,20 @@ export class PostgresStore implements Store {
     rows: readonly Row[],
     source: RowSource,
     csvColumns?: readonly string[],
+    options: { ifLoadedAt?: number } = {},
   ): Promise<boolean> {
     const loaded = await this.#tx(async (tx) => {
       // One loader per dataset at a time across every node; the others then see it loaded.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
-      const present = await tx.query('SELECT 1 FROM dataset_sources WHERE dataset = $1', [dataset]);
+      const present = await tx.query('SELECT loaded_at FROM dataset_sources WHERE dataset = $1', [dataset]);
       if (present.rowCount && source === 'sample') return false;
+      const previous = present.rows[0] ? num(present.rows[0].loaded_at) : null;
+      if (options.ifLoadedAt !== undefined && previous !== options.ifLoadedAt) {
+        throw new AppError(
+          'conflict',
+          'Another load of this dataset happened meanwhile; nothing was loaded. Run the import again.',
+        );
+      }
       await tx.query('DELETE FROM dataset_rows WHERE dataset = $1', [dataset]);
       const chunk = 5000;
       for (let start = 0; start < rows.length; start += chunk) {
@@ -830,7 +838,14 @@ export class PostgresStore implements Store {
          ON CONFLICT (dataset) DO UPDATE
            SET source = excluded.source, row_count = excluded.row_count, loaded_at = excluded.loaded_at,
                csv_columns = excluded.csv_columns`,
-        [dataset, source, rows.length, Date.now(), csvColumns ? csvColumnsKey(csvColumns) : null],
+        [
+          dataset,
+          source,
+          rows.length,
+          // Strictly later than the load it replaces, so `ifLoadedAt` tells any two loads apart.
+          Math.max(Date.now(), (previous ?? 0) + 1),
+          csvColumns ? csvColumnsKey(csvColumns) : null,
+        ],
       );
       return true;
     });

@@ -3,12 +3,14 @@
  * transaction with no await inside cannot interleave with another request of this process; BEGIN
  * IMMEDIATE and busy_timeout keep it correct when several processes share the file.
  */
+
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import type { KeyKind } from '../../domain/keys.ts';
+import { AppError } from '../../errors.ts';
 import type {
   AccountRecord,
   CreditInput,
@@ -513,10 +515,18 @@ export class SqliteStore implements Store {
     rows: readonly Row[],
     source: RowSource,
     csvColumns?: readonly string[],
+    options: { ifLoadedAt?: number } = {},
   ): Promise<boolean> {
     return this.#tx(() => {
-      const present = this.#get('SELECT 1 AS present FROM dataset_sources WHERE dataset = ?', dataset);
+      const present = this.#get('SELECT loaded_at FROM dataset_sources WHERE dataset = ?', dataset);
       if (present && source === 'sample') return false;
+      const previous = present ? num(present.loaded_at) : null;
+      if (options.ifLoadedAt !== undefined && previous !== options.ifLoadedAt) {
+        throw new AppError(
+          'conflict',
+          'Another load of this dataset happened meanwhile; nothing was loaded. Run the import again.',
+        );
+      }
       this.#run('DELETE FROM dataset_rows WHERE dataset = ?', dataset);
       const insert = this.#stmt(
         'INSERT INTO dataset_rows (dataset, id, t, data, csv) VALUES (?, ?, ?, ?, ?)',
@@ -532,7 +542,8 @@ export class SqliteStore implements Store {
         dataset,
         source,
         rows.length,
-        Date.now(),
+        // Strictly later than the load it replaces, so `ifLoadedAt` tells any two loads apart.
+        Math.max(Date.now(), (previous ?? 0) + 1),
         csvColumns ? csvColumnsKey(csvColumns) : null,
       );
       return true;
