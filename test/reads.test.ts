@@ -1,8 +1,10 @@
 /** Data reads: the envelope, filters, fields, paging, sorting, CSV, and the catalog. */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { csvCell } from '../src/catalog/csv.ts';
-import { CursorCodec, planRead } from '../src/catalog/read-plan.ts';
+import { CursorCodec, planRead, quoteValue, splitValues } from '../src/catalog/read-plan.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { rpc, toolCall } from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
@@ -130,6 +132,29 @@ describe('JSON reads', () => {
       assert.equal(res.json.code, 'invalid_request', query);
     }
     assert.deepEqual(await server.deps.store.getWallet(wallet.account.walletId), before);
+  });
+
+  test('a top-up made elsewhere (another node, tmd credit) is read before a read is refused for want of tokens', async () => {
+    const wallet = await walletAccount(server, 1);
+    const cost2 = '/api/v1/data/equities/stock-prices?limit=1';
+    const refused = await server.request('GET', cost2, { headers: bearer(wallet.key) });
+    assert.equal(refused.status, 402);
+    assert.equal(refused.json.code, 'insufficient_tokens');
+    // Another process on the same database: this node's key cache has not seen the credit.
+    const elsewhere = new SqliteStore(join(server.dir, 'tmd.sqlite'));
+    try {
+      await elsewhere.credit({
+        walletId: wallet.account.walletId,
+        kind: 'topup',
+        amountMicros: 10_000_000n,
+        at: server.clock.now(),
+      });
+    } finally {
+      await elsewhere.close();
+    }
+    const served = await server.request('GET', cost2, { headers: bearer(wallet.key) });
+    assert.equal(served.status, 200, served.text);
+    assert.equal(served.headers.get('x-credits-remaining'), '9');
   });
 
   test('fields projects the rows', async () => {
@@ -295,5 +320,47 @@ describe('catalog', () => {
       burned += expected;
     }
     assert.ok(burned > 500, 'the walk crossed into level 2');
+  });
+
+  test("every dataset's example read returns rows, a filter value with a comma included", async () => {
+    // A server of its own: other tests here load rows of their own into some datasets.
+    const own = await startServer({
+      config: (c) => {
+        for (const tier of c.pricing.loyalty_tiers) tier.rate_limit = 100_000;
+      },
+    });
+    try {
+      const all = await own.request('GET', '/api/v1/catalog');
+      const { key: rich } = await walletAccount(own, 5000);
+      let withComma = 0;
+      for (const entry of all.json.data as { key: string }[]) {
+        const described = await own.request('GET', `/api/v1/catalog/${entry.key}`, { headers: bearer(rich) });
+        const example = described.json.example as string;
+        if (decodeURIComponent(example).includes('"')) withComma++;
+        const res = await own.request('GET', example, { headers: bearer(rich) });
+        assert.equal(res.status, 200, `${example}: ${res.text}`);
+        assert.ok(res.json.data.length > 0, `${example} returns rows`);
+      }
+      assert.ok(withComma > 0, 'some example filters on a value with a comma');
+    } finally {
+      await own.close();
+    }
+  });
+
+  test('a filter value with a comma or a quote is written in double quotes; unquoted commas separate values', () => {
+    assert.deepEqual(splitValues('AAPL, MSFT'), ['AAPL', 'MSFT']);
+    assert.deepEqual(splitValues('"Tesla, Inc.",AAPL'), ['Tesla, Inc.', 'AAPL']);
+    assert.deepEqual(splitValues(' "say ""hi""" , x'), ['say "hi"', 'x']);
+    assert.deepEqual(splitValues('a,,b'), ['a', '', 'b']);
+    for (const value of ['Tesla, Inc.', 'say "hi"', ' padded ', 'plain']) {
+      assert.deepEqual(splitValues(quoteValue(value)), [value], value);
+    }
+    for (const bad of ['"open', '"closed" trailing']) {
+      assert.throws(
+        () => splitValues(bad),
+        (e: { code?: string }) => e.code === 'invalid_request',
+        bad,
+      );
+    }
   });
 });

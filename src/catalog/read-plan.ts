@@ -78,6 +78,49 @@ export interface ReadPlan {
   fingerprint: string;
 }
 
+/**
+ * The values of one filter as written: comma-separated, each trimmed; a value that holds a comma or a
+ * quote is written in double quotes, a quote inside doubled, as in CSV (`"Tesla, Inc.",AAPL`).
+ */
+export function splitValues(text: string): string[] {
+  const values: string[] = [];
+  let at = 0;
+  for (;;) {
+    while (text[at] === ' ') at++;
+    if (text[at] === '"') {
+      let value = '';
+      let end = at + 1;
+      for (;;) {
+        const quote = text.indexOf('"', end);
+        if (quote < 0) throw invalid(`A quoted filter value is not closed: ${text}`, 'filters');
+        value += text.slice(end, quote);
+        if (text[quote + 1] !== '"') {
+          end = quote + 1;
+          break;
+        }
+        value += '"';
+        end = quote + 2;
+      }
+      values.push(value);
+      const comma = text.indexOf(',', end);
+      if (text.slice(end, comma < 0 ? undefined : comma).trim() !== '')
+        throw invalid(`Text after a quoted filter value: ${text}`, 'filters');
+      if (comma < 0) return values;
+      at = comma + 1;
+    } else {
+      const comma = text.indexOf(',', at);
+      values.push(text.slice(at, comma < 0 ? undefined : comma).trim());
+      if (comma < 0) return values;
+      at = comma + 1;
+    }
+  }
+}
+
+/** One filter value as splitValues reads it back: quoted when it holds a comma or a quote. */
+export function quoteValue(value: string): string {
+  return /[,"]/.test(value) || value.trim() !== value ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
 function invalid(detail: string, path: string): AppError {
   return new AppError('invalid_request', detail, { errors: [{ path, message: detail }] });
 }
@@ -140,10 +183,7 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
       const allowed = [...entityFields].join(', ') || 'none';
       throw invalid(`Unknown parameter or filter "${name}". This dataset filters by: ${allowed}.`, name);
     }
-    const cleaned = values
-      .flatMap((v) => v.split(','))
-      .map((v) => v.trim())
-      .filter((v) => v.length > 0);
+    const cleaned = values.flatMap(splitValues).filter((v) => v.length > 0);
     if (cleaned.length === 0) throw invalid(`Filter "${name}" needs at least one value.`, name);
     if (cleaned.length > MAX_FILTER_VALUES)
       throw invalid(`Filter "${name}" takes at most ${MAX_FILTER_VALUES} values.`, name);

@@ -105,7 +105,10 @@ export async function meter<T>(
     options.grandfather !== false && caller.kind === 'session' && caller.account?.plan === 'early_bird';
 
   if (burnMicros > 0n && caller.wallet.balanceMicros < burnMicros && !grandfatherable) {
-    throw insufficient(burnMicros, caller.wallet.balanceMicros);
+    // The caller's wallet may come from the key cache: a top-up made elsewhere (another node, `tmd
+    // credit`) is not in it yet. Read it before refusing; the debit checks the balance again anyway.
+    const current = (await deps.store.getWallet(caller.wallet.id))?.balanceMicros ?? 0n;
+    if (current < burnMicros) throw insufficient(burnMicros, current);
   }
 
   const { value, rows } = await produce();

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CatalogEntry } from '../catalog/catalog.ts';
-import { DEFAULT_LIMIT, type ReadParams, readOptionsShape } from '../catalog/read-plan.ts';
+import { DEFAULT_LIMIT, quoteValue, type ReadParams, readOptionsShape } from '../catalog/read-plan.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
 import { type CostFigures, costHeaders, quote } from '../domain/metering.ts';
@@ -319,7 +319,7 @@ export function createTools(deps: Deps): McpTool[] {
         .boolean()
         .optional()
         .describe(
-          'true: only P0 datasets, the ones sandbox and public-test keys may read (public-test keys burn 0 on them).',
+          'true: only P0 datasets, the ones sandbox and public-test keys may read (public-test keys burn 0 on them); false: only the others (as free=false on GET /api/v1/catalog); absent: both.',
         ),
       max_cost: z.int().min(0).optional().describe('Only datasets whose list cost per read is at most this.'),
       limit: z.int().min(1).max(500).optional().describe('At most this many results (default 50).'),
@@ -334,7 +334,7 @@ export function createTools(deps: Deps): McpTool[] {
     async run(args) {
       const found = searchCatalog(deps.catalog, {
         domain: args.domain,
-        p0: args.free_only === true ? true : undefined,
+        p0: args.free_only,
         maxCost: args.max_cost,
         q: args.query,
       });
@@ -379,7 +379,7 @@ export function createTools(deps: Deps): McpTool[] {
       const sampleValue = d.fields.find((f) => f.name === entity)?.sample?.values?.[0];
       const example = {
         dataset: entry.key,
-        ...(entity && sampleValue !== undefined ? { filters: { [entity]: String(sampleValue) } } : {}),
+        ...(entity && sampleValue !== undefined ? { filters: { [entity]: [String(sampleValue)] } } : {}),
         limit: 10,
       };
       const fields = d.fields
@@ -431,7 +431,8 @@ export function createTools(deps: Deps): McpTool[] {
     async run(args, call) {
       const filters: Record<string, string[]> = {};
       for (const [name, value] of Object.entries(args.filters ?? {})) {
-        filters[name] = Array.isArray(value) ? value : [value];
+        // An array holds the values themselves (a comma in one is part of it); a string is a list.
+        filters[name] = Array.isArray(value) ? value.map(quoteValue) : [value];
       }
       const params: ReadParams = {
         filters,

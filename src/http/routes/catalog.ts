@@ -1,6 +1,8 @@
 /** The catalog: free to read, with or without a key. */
+
 import { z } from 'zod';
 import type { Catalog, CatalogEntry } from '../../catalog/catalog.ts';
+import { quoteValue } from '../../catalog/read-plan.ts';
 import { fieldTypes } from '../../catalog/types.ts';
 import type { Deps } from '../../deps.ts';
 import type { TypedApp } from '../app.ts';
@@ -54,7 +56,8 @@ export function exampleRead(entry: CatalogEntry): string {
   const entity = entry.dataset.entity_fields[0];
   const field = entry.dataset.fields.find((f) => f.name === entity);
   const value = field?.sample?.values?.[0];
-  const filter = entity && value !== undefined ? `${entity}=${encodeURIComponent(String(value))}&` : '';
+  const filter =
+    entity && value !== undefined ? `${entity}=${encodeURIComponent(quoteValue(String(value)))}&` : '';
   return `/api/v1/data/${entry.key}?${filter}limit=10`;
 }
 
