@@ -157,6 +157,23 @@ describe('JSON reads', () => {
     assert.equal(served.headers.get('x-credits-remaining'), '9');
   });
 
+  test('on a dataset with an entity field named format, format filters it; Accept picks CSV there', async () => {
+    const path = '/api/v1/data/geospatial/spatial-asset-manifest';
+    const all = await get(`${path}?limit=1000`);
+    const formats = [...new Set(all.json.data.map((r: { format: string }) => r.format))] as string[];
+    assert.ok(formats.length > 1, formats.join());
+    const one = formats[0] as string;
+    const filtered = await get(`${path}?format=${encodeURIComponent(one)}&limit=1000`);
+    assert.equal(filtered.status, 200, filtered.text);
+    assert.ok(filtered.json.data.length > 0);
+    assert.ok(filtered.json.data.every((r: { format: string }) => r.format === one));
+    const csv = await get(`${path}?format=${encodeURIComponent(one)}&limit=5`, { accept: 'text/csv' });
+    assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+    const elsewhere = await get('/api/v1/data/equities/stock-prices?format=xml');
+    assert.equal(elsewhere.status, 400);
+    assert.equal(elsewhere.json.code, 'invalid_request');
+  });
+
   test('fields projects the rows', async () => {
     const res = await get('/api/v1/data/equities/stock-prices?fields=symbol,close&limit=3');
     assert.equal(res.status, 200);

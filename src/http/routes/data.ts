@@ -20,9 +20,12 @@ export const readQuerystring = z
     end_date: readOptionsShape.to.describe('Alias of to.'),
     order: readOptionsShape.sort.describe('Alias of sort.'),
     format: z
-      .enum(['json', 'csv'])
+      .string()
+      .max(4096)
       .optional()
-      .describe('json (default) or csv; Accept: text/csv also selects CSV.'),
+      .describe(
+        'json (default) or csv; Accept: text/csv also selects CSV. On a dataset with an entity field named format, it filters that field instead (use Accept for CSV).',
+      ),
   })
   .catchall(filterValue)
   .describe('Any other parameter is an entity filter named by the dataset (e.g. symbol=AAPL,MSFT).');
@@ -201,15 +204,20 @@ export function registerDataRoutes(app: TypedApp, deps: Deps): void {
       const caller = request.caller;
       if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
       refuseDroppedNames(request.url, request.query);
+      const key = `${request.params.domain}/${request.params.name}`;
       const params = readParamsFromQuery(request.query);
-      const csv = wantsCsv(request, request.query.format as string | undefined);
-      const result = await deps.reads.read(
-        caller,
-        request.id,
-        `${request.params.domain}/${request.params.name}`,
-        params,
-        { as: csv ? 'csv' : 'json' },
-      );
+      let format = request.query.format as string | undefined;
+      if (format !== undefined && deps.reads.resolve(key).dataset.entity_fields.includes('format')) {
+        // The dataset's own field: `format` filters it, as on MCP; the output is chosen by Accept.
+        params.filters.format = [format];
+        format = undefined;
+      } else if (format !== undefined && format !== 'json' && format !== 'csv') {
+        throw new AppError('invalid_request', 'format: must be json or csv.', {
+          errors: [{ path: 'format', message: 'must be json or csv' }],
+        });
+      }
+      const csv = wantsCsv(request, format);
+      const result = await deps.reads.read(caller, request.id, key, params, { as: csv ? 'csv' : 'json' });
       return sendRead(deps, reply, result, csv);
     },
   );
