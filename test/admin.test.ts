@@ -1,6 +1,7 @@
 /** The operator API: ADMIN_TOKEN guards it; accounts, credits (idempotent), keys and caps through it. */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { AppError } from '../src/errors.ts';
 import { ADMIN_TOKEN, adminRequest, freshIp, operatorAccount } from './helpers/operator.ts';
 import {
   assertLedgerBalanced,
@@ -237,5 +238,118 @@ describe('admin operations', () => {
     assert.equal(unknown.status, 400);
     assert.equal(unknown.json.code, 'invalid_request');
     assert.equal(unknown.json.detail, 'No package "platinum". Packages: starter, pro, workbench, partner.');
+  });
+});
+
+describe('operator edge cases', () => {
+  test('a key sent as X-Admin-Token is 403, as in any other header; an unrouted admin path is 404/405, not a bad key', async () => {
+    const key = await sandboxKey(server);
+    const asAdmin = await server.request('POST', '/api/v1/admin/monthly-credits', {
+      headers: { 'x-admin-token': key },
+    });
+    assert.equal(asAdmin.status, 403);
+    assert.equal(asAdmin.json.code, 'forbidden');
+    const wrongMethod = await adminRequest(server, 'GET', '/api/v1/admin/monthly-credits');
+    assert.equal(wrongMethod.status, 405, wrongMethod.text);
+    assert.equal(wrongMethod.headers.get('allow'), 'POST');
+    const nowhere = await adminRequest(server, 'GET', '/api/v1/admin/nothing-here');
+    assert.equal(nowhere.status, 404);
+  });
+
+  test('monthly credits report their tokens as an exact decimal string', async () => {
+    const account = await operatorAccount(server);
+    await server.deps.store.updateAccount(account.id, { packageId: 'starter' });
+    const run = await adminRequest(server, 'POST', '/api/v1/admin/monthly-credits');
+    assert.equal(run.status, 200, run.text);
+    const mine = run.json.credited.find((c: { account_id: string }) => c.account_id === account.id);
+    assert.equal(mine.tokens, '25000');
+  });
+
+  test('a wallet holds at most 10^12 tokens: a credit past that is 409 and changes nothing', async () => {
+    const account = await operatorAccount(server);
+    const credit = (i: number) =>
+      adminRequest(server, 'POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+        headers: { 'idempotency-key': `fill-${account.id}-${i}` },
+        body: { tokens: 1_000_000_000 },
+      });
+    // Fill the wallet in the store (1000 credits through the API would be slow), then try one more.
+    await server.deps.store.credit({
+      walletId: account.walletId,
+      kind: 'adjustment',
+      amountMicros: 999_500_000_000n * 1_000_000n,
+      at: server.clock.now(),
+    });
+    const refused = await credit(1);
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.json.code, 'conflict');
+    assert.equal(
+      (await server.deps.store.getWallet(account.walletId))?.balanceMicros,
+      999_500_000_000n * 1_000_000n,
+    );
+  });
+
+  test('a store failure while creating an account is that failure (503), not "the email exists"', async () => {
+    const failing = await startServer({
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, property, receiver) {
+            if (property === 'createAccount') {
+              return async () => {
+                throw new AppError(
+                  'service_unavailable',
+                  'The ledger database cannot be reached; nothing was served.',
+                );
+              };
+            }
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+    try {
+      const res = await adminRequest(failing, 'POST', '/api/v1/admin/accounts', {
+        body: { email: 'new-during-outage@example.com' },
+      });
+      assert.equal(res.status, 503, res.text);
+      assert.equal(res.json.code, 'service_unavailable');
+    } finally {
+      await failing.close();
+    }
+  });
+
+  test('/me/usage refuses a cursor it did not give with invalid_cursor', async () => {
+    const account = await operatorAccount(server);
+    for (const cursor of ['abc', '0', '-1', '1e3']) {
+      const res = await server.request('GET', `/api/v1/me/usage?cursor=${cursor}`, {
+        headers: bearer(account.key),
+      });
+      assert.equal(res.status, 400, cursor);
+      assert.equal(res.json.code, 'invalid_cursor', cursor);
+    }
+  });
+
+  test('two cap changes at once, of different caps, both hold', async () => {
+    const partner = await operatorAccount(server, { pkg: 'partner' });
+    for (let round = 0; round < 5; round++) {
+      await server.request('PATCH', `/api/v1/keys/${partner.keyId}`, {
+        headers: bearer(partner.session),
+        body: { daily_tokens: null, monthly_tokens: null },
+      });
+      await Promise.all([
+        server.request('PATCH', `/api/v1/keys/${partner.keyId}`, {
+          headers: bearer(partner.session),
+          body: { daily_tokens: 5 + round },
+        }),
+        server.request('PATCH', `/api/v1/keys/${partner.keyId}`, {
+          headers: bearer(partner.session),
+          body: { monthly_tokens: 100 + round },
+        }),
+      ]);
+      const key = await server.deps.store.getKey(partner.keyId);
+      assert.deepEqual(
+        [key?.dailyCapMicros, key?.monthlyCapMicros],
+        [BigInt(5 + round) * 1_000_000n, BigInt(100 + round) * 1_000_000n],
+      );
+    }
   });
 });

@@ -496,7 +496,7 @@ describe('tmd operator commands', () => {
     );
     const second = await tmd(['monthly-credit']);
     assert.equal(second.json.credited.length, 1);
-    assert.equal(second.json.credited[0].tokens, 25000);
+    assert.equal(second.json.credited[0].tokens, '25000');
     const third = await tmd(['monthly-credit']);
     assert.deepEqual(third.json.credited, []);
   });

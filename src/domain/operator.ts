@@ -29,6 +29,8 @@ import { utcMonth } from './pricing.ts';
 export type Actor = 'admin-api' | 'cli';
 
 export const MAX_CREDIT_TOKENS = 1_000_000_000n;
+/** What one wallet may hold: far below what a 64-bit balance can count (9.2 x 10^12 tokens). */
+export const MAX_BALANCE_TOKENS = 1_000_000_000_000n;
 
 /** A positive token amount: an integer, or a decimal string with at most 6 decimals. */
 export const tokenAmount = z
@@ -136,8 +138,11 @@ export class Operator {
         },
         utcMonth(now),
       );
-    } catch {
-      // The email's unique index: another request created it in between.
+    } catch (error) {
+      // The email's unique index: another request created it in between. Anything else (the ledger
+      // unreachable, say) is what it is, not a conflict.
+      if (error instanceof AppError || !(await store.findAccountByEmail(email).catch(() => null)))
+        throw error;
       throw new AppError('conflict', `An account with email ${email} exists.`);
     }
   }
@@ -206,6 +211,15 @@ export class Operator {
       );
     }
     const account = await this.findAccount(accountRef);
+    const held = (await store.getWallet(account.walletId))?.balanceMicros ?? 0n;
+    // Checked before the credit: a check racing another credit can pass by at most 10^9 tokens each,
+    // still thousands of times below the 64-bit limit.
+    if (held + input.amountMicros > MAX_BALANCE_TOKENS * 1_000_000n) {
+      throw new AppError(
+        'conflict',
+        `The wallet would hold more than ${MAX_BALANCE_TOKENS} tokens, the most a wallet may hold.`,
+      );
+    }
     const kind = input.kind ?? 'topup';
     const memo = `operator ${kind} (${input.actor})${input.memo ? `: ${input.memo}` : ''}`;
     const result = await store.credit({
@@ -239,7 +253,7 @@ export class Operator {
 
   async setKeyCaps(
     keyId: string,
-    caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null },
+    caps: { dailyCapMicros?: bigint | null; monthlyCapMicros?: bigint | null },
   ): Promise<KeyRecord> {
     const key = await this.#deps.store.getKey(keyId);
     if (!key) throw new AppError('not_found', `No key ${keyId}.`);
@@ -250,7 +264,7 @@ export class Operator {
   async setOwnKeyCaps(
     account: AccountRecord,
     keyId: string,
-    caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null },
+    caps: { dailyCapMicros?: bigint | null; monthlyCapMicros?: bigint | null },
   ): Promise<KeyRecord> {
     const key = await this.#deps.store.getKey(keyId);
     if (!key || key.accountId !== account.id)
@@ -266,7 +280,7 @@ export class Operator {
 
   async #applyCaps(
     key: KeyRecord,
-    caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null },
+    caps: { dailyCapMicros?: bigint | null; monthlyCapMicros?: bigint | null },
   ): Promise<KeyRecord> {
     if (key.kind !== 'live') {
       throw new AppError(
@@ -281,7 +295,8 @@ export class Operator {
       );
     }
     await this.#deps.store.setKeyCaps(key.id, caps);
-    return { ...key, ...caps };
+    // As stored: a cap this change left alone may have been changed by another request meanwhile.
+    return (await this.#deps.store.getKey(key.id)) ?? key;
   }
 
   async runMonthlyCredits(): Promise<MonthlyCreditRun> {

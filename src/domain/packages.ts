@@ -5,7 +5,7 @@
  */
 import type { ServiceFile, Sku } from '../config.ts';
 import type { AccountRecord, CreditResult, Store } from '../store/port.ts';
-import { tokensToMicros } from './money.ts';
+import { formatMicros, tokensToMicros } from './money.ts';
 import { utcMonth } from './pricing.ts';
 
 /** Packages whose accounts may set spending caps on their own keys (spec 2.3: Partner's notes). */
@@ -80,7 +80,8 @@ export async function creditMonthly(
 export interface MonthlyCreditRun {
   month: string;
   /** Accounts credited by this run. */
-  credited: { accountId: string; packageId: string; tokens: number; entryId: string }[];
+  /** `tokens`: what the entry credited, an exact decimal string as every token amount in JSON. */
+  credited: { accountId: string; packageId: string; tokens: string; entryId: string }[];
   /** Accounts whose credit for the month was already there. */
   alreadyCredited: number;
 }
@@ -98,7 +99,7 @@ export async function creditMonthlyPackages(deps: PackageDeps, now: number): Pro
     run.credited.push({
       accountId: account.id,
       packageId: account.packageId as string,
-      tokens: packageOf(deps.config, account)?.monthly_credits ?? 0,
+      tokens: formatMicros(result.entry.amountMicros),
       entryId: result.entry.id,
     });
   }

@@ -89,7 +89,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     reply.header('x-request-id', request.id);
     // Routes without a declared mode still identify a presented credential, so a keyed caller is
     // limited as itself (and skips the IP fence where DECISIONS says so) on free routes too.
-    const mode = request.routeOptions.config.auth ?? 'optional';
+    // No route (404, 405): nothing to authorise, so no credential is read (an admin token sent to a
+    // path the admin API does not have is not a bad key).
+    const mode =
+      request.routeOptions.url === undefined ? 'none' : (request.routeOptions.config.auth ?? 'optional');
     if (mode !== 'none') {
       request.caller = await resolveCaller(
         request,

@@ -239,10 +239,13 @@ export interface Store {
   listAccountsWithPackage(): Promise<AccountRecord[]>;
 
   insertKey(key: KeyRecord): Promise<void>;
-  /** Sets (or clears, with null) a key's spending caps; false if there is no such key. */
+  /**
+   * Sets (or clears, with null) a key's spending caps in one statement; a cap left undefined keeps its
+   * stored value, so two changes of different caps at once both hold. False if there is no such key.
+   */
   setKeyCaps(
     id: string,
-    caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null },
+    caps: { dailyCapMicros?: bigint | null; monthlyCapMicros?: bigint | null },
   ): Promise<boolean>;
   findKeyByDigest(digest: string): Promise<KeyContext | null>;
   getKey(id: string): Promise<KeyRecord | null>;

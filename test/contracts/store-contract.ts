@@ -233,6 +233,21 @@ export function runStoreContract(
           false,
         );
       });
+
+      test('setKeyCaps leaves a cap it is not given as stored: concurrent changes of different caps both hold', async () => {
+        const owner = await account();
+        const key = keyFor('live', owner.walletId, owner.id);
+        await store.insertKey(key);
+        await Promise.all([
+          store.setKeyCaps(key.id, { dailyCapMicros: 7n * M }),
+          store.setKeyCaps(key.id, { monthlyCapMicros: 70n * M }),
+        ]);
+        const both = await store.getKey(key.id);
+        assert.deepEqual([both?.dailyCapMicros, both?.monthlyCapMicros], [7n * M, 70n * M]);
+        await store.setKeyCaps(key.id, { dailyCapMicros: null });
+        const cleared = await store.getKey(key.id);
+        assert.deepEqual([cleared?.dailyCapMicros, cleared?.monthlyCapMicros], [null, 70n * M]);
+      });
     });
 
     describe('sessions', () => {

@@ -43,6 +43,7 @@ export function authorizeAdmin(adminToken: string | undefined, request: FastifyR
   const header = request.headers['x-admin-token'];
   if (typeof header === 'string' && header.length > 0) {
     if (adminTokenMatches(adminToken, header.trim())) return;
+    if (credentialShape.test(header.trim())) throw notForCredentials();
     throw wrongToken();
   }
   const authorization = request.headers.authorization;
@@ -354,7 +355,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
               z.object({
                 account_id: z.string(),
                 package: z.string(),
-                tokens: z.int(),
+                tokens,
                 entry_id: z.string(),
               }),
             ),

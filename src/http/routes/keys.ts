@@ -86,11 +86,11 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
     },
     async (request) => {
       const account = accountOf(request.caller);
-      const key = await deps.store.getKey(request.params.id);
       const { daily_tokens: daily, monthly_tokens: monthly } = request.body;
+      // Only the caps sent change (an absent one is left to the store as it is).
       const updated = await operator.setOwnKeyCaps(account, request.params.id, {
-        dailyCapMicros: daily === undefined ? (key?.dailyCapMicros ?? null) : daily,
-        monthlyCapMicros: monthly === undefined ? (key?.monthlyCapMicros ?? null) : monthly,
+        ...(daily !== undefined && { dailyCapMicros: daily }),
+        ...(monthly !== undefined && { monthlyCapMicros: monthly }),
       });
       return presentKey(updated, deps.now());
     },

@@ -109,10 +109,7 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
         security: [{ bearer: [] }, { apiKey: [] }],
         querystring: z.strictObject({
           limit: z.coerce.number().int().min(1).max(500).default(50),
-          cursor: z
-            .string()
-            .regex(/^\d{1,18}$/, 'is not a usage cursor')
-            .optional(),
+          cursor: z.string().max(64).optional().describe('meta.next_cursor of the previous page.'),
         }),
         response: {
           200: z.object({
@@ -146,6 +143,13 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
           ? { keyId: caller.key.id }
           : null;
       if (!scope) throw new AppError('forbidden', 'No usage to show for this credential.');
+      const cursor = request.query.cursor;
+      if (cursor !== undefined && !/^[1-9]\d{0,17}$/.test(cursor)) {
+        throw new AppError(
+          'invalid_cursor',
+          'The cursor is not one this endpoint gave: pass meta.next_cursor unchanged.',
+        );
+      }
       const events = await deps.store.listUsage(scope, request.query.cursor ?? null, request.query.limit + 1);
       const page = events.slice(0, request.query.limit);
       return {

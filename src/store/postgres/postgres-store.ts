@@ -342,11 +342,18 @@ export class PostgresStore implements Store {
 
   async setKeyCaps(
     id: string,
-    caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null },
+    caps: { dailyCapMicros?: bigint | null; monthlyCapMicros?: bigint | null },
   ): Promise<boolean> {
     const result = await this.#q(
-      'UPDATE api_keys SET daily_cap_micros = $1, monthly_cap_micros = $2 WHERE id = $3',
-      [caps.dailyCapMicros, caps.monthlyCapMicros, id],
+      `UPDATE api_keys SET daily_cap_micros = CASE WHEN $1 THEN $2::bigint ELSE daily_cap_micros END,
+         monthly_cap_micros = CASE WHEN $3 THEN $4::bigint ELSE monthly_cap_micros END WHERE id = $5`,
+      [
+        caps.dailyCapMicros !== undefined,
+        caps.dailyCapMicros ?? null,
+        caps.monthlyCapMicros !== undefined,
+        caps.monthlyCapMicros ?? null,
+        id,
+      ],
     );
     return result.rowCount === 1;
   }

@@ -204,12 +204,15 @@ export class SqliteStore implements Store {
 
   async setKeyCaps(
     id: string,
-    caps: { dailyCapMicros: bigint | null; monthlyCapMicros: bigint | null },
+    caps: { dailyCapMicros?: bigint | null; monthlyCapMicros?: bigint | null },
   ): Promise<boolean> {
     const result = this.#run(
-      'UPDATE api_keys SET daily_cap_micros = ?, monthly_cap_micros = ? WHERE id = ?',
-      caps.dailyCapMicros,
-      caps.monthlyCapMicros,
+      `UPDATE api_keys SET daily_cap_micros = CASE WHEN ? THEN ? ELSE daily_cap_micros END,
+         monthly_cap_micros = CASE WHEN ? THEN ? ELSE monthly_cap_micros END WHERE id = ?`,
+      caps.dailyCapMicros !== undefined ? 1 : 0,
+      caps.dailyCapMicros ?? null,
+      caps.monthlyCapMicros !== undefined ? 1 : 0,
+      caps.monthlyCapMicros ?? null,
       id,
     );
     return Number(result.changes) === 1;
