@@ -102,7 +102,7 @@ describe('monthly credits', () => {
         {
           accountId: account.id,
           packageId: 'partner',
-          tokens: 500000,
+          tokens: '500000',
           entryId: december.credited[0]?.entryId,
         },
       ]);
