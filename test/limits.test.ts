@@ -368,3 +368,49 @@ describe('login throttling', () => {
     });
   });
 });
+
+describe('in-flight slots and early disconnects', () => {
+  test('a client that goes away while its credential is still being checked leaves no slot behind', async () => {
+    let slow = false;
+    const server = await startServer({
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, property, receiver) {
+            if (property === 'getSession') {
+              return async (id: string) => {
+                if (slow) await sleep(300);
+                return target.getSession(id);
+              };
+            }
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+    try {
+      const wallet = await walletAccount(server, 10);
+      slow = true;
+      const aborts = Array.from({ length: 20 }, () => new AbortController());
+      const sent = aborts.map((abort) =>
+        fetch(`${server.url}/api/v1/me`, { headers: bearer(wallet.session), signal: abort.signal }).catch(
+          () => 'aborted',
+        ),
+      );
+      await sleep(100);
+      for (const abort of aborts) abort.abort();
+      await Promise.all(sent);
+      await sleep(600); // the slow checks finish and take their slots after the clients left
+      slow = false;
+      assert.equal(
+        await server.deps.limiter.inFlight(`slot:acct:${wallet.account.id}`, server.clock.now()),
+        0,
+      );
+      assert.equal(
+        (await server.request('GET', '/api/v1/me', { headers: bearer(wallet.session) })).status,
+        200,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -124,8 +124,10 @@ export async function applyLimits(deps: Deps, request: FastifyRequest, reply: Fa
   }
   if (result.slotId && admission.slot) {
     request.limitSlot = { key: admission.slot.key, id: result.slotId };
-    // The response's close event fires when it has been sent and when the client went away first.
-    reply.raw.once('close', () => releaseSlot(deps, request));
+    // The response's close event fires when it has been sent and when the client went away first;
+    // a client that went away while the credential or the admission was awaited closed it already.
+    if (reply.raw.destroyed || request.raw.destroyed || reply.raw.writableEnded) releaseSlot(deps, request);
+    else reply.raw.once('close', () => releaseSlot(deps, request));
   }
 }
 

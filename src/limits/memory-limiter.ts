@@ -108,7 +108,14 @@ export class MemoryLimiter implements Limiter {
     const states = request.windows.map((check) => this.#state(check, now));
     const strip = (): WindowState[] =>
       states.map(({ code, limit, remaining, resetMs }) => ({ code, limit, remaining, resetMs }));
-    const full = states.find((s) => !s.room);
+    // Of the full windows, the one that frees up last: Retry-After must be the real wait, not the
+    // first window's (a full day behind a full minute is a wait of hours).
+    const full = states
+      .filter((s) => !s.room)
+      .reduce<(typeof states)[number] | undefined>(
+        (last, s) => (!last || s.resetMs > last.resetMs ? s : last),
+        undefined,
+      );
     if (full)
       return { allowed: false, code: full.code, retryAfterMs: Math.max(1, full.resetMs), windows: strip() };
     let slotId: string | null = null;

@@ -141,7 +141,7 @@ export function runLimiterContract(
       );
     });
 
-    test('admit refuses with the first full window, in the order given', async () => {
+    test('admit refuses with the first full window, in the order given, when they free up together', async () => {
       const a = { ...minute(fresh('a'), 1), code: 'ip_fence' as const };
       const b = minute(fresh('b'), 1);
       assert.equal((await admitAt(T0, [a, b])).allowed, true);
@@ -149,6 +149,16 @@ export function runLimiterContract(
       assert.ok(!refused.allowed);
       assert.equal(refused.code, 'ip_fence');
       assert.equal(refused.retryAfterMs, MINUTE - 10);
+    });
+
+    test('of several full windows, the one that frees up last gives the code and the real wait', async () => {
+      const perMinute = minute(fresh('m'), 1);
+      const perDay = { code: 'daily_limit' as const, key: fresh('d'), limit: 1, windowMs: 86_400_000 };
+      assert.equal((await admitAt(T0, [perMinute, perDay])).allowed, true);
+      const refused = await admitAt(T0 + 10, [perMinute, perDay]);
+      assert.ok(!refused.allowed);
+      assert.equal(refused.code, 'daily_limit');
+      assert.equal(refused.retryAfterMs, 86_400_000 - 10);
     });
 
     test('in-flight slots: at most max, released slots come back, releasing twice is harmless', async () => {

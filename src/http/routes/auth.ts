@@ -14,6 +14,14 @@ const credentialsBody = z.strictObject({
   password: z.string().min(10, 'must be at least 10 characters').max(200).describe('10 to 200 characters.'),
 });
 
+const publicTestOut = issuedKeyOut.extend({
+  account_id: z.string(),
+  window_ends_at: z.string(),
+  grant_credited: z.boolean(),
+  rotated: z.boolean(),
+  balance: tokens,
+});
+
 export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
   app.post(
     '/api/v1/auth/sandbox',
@@ -66,14 +74,8 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
           'Register for the free public test: creates the login account, credits the 10000-token signup grant once, issues a 30-day key. Registering again with the same password rotates the key.',
         body: credentialsBody,
         response: {
-          201: issuedKeyOut.extend({
-            account_id: z.string(),
-            window_ends_at: z.string(),
-            grant_credited: z.boolean(),
-            rotated: z.boolean(),
-            balance: tokens,
-          }),
-          200: issuedKeyOut.describe('Key rotated (same fields as 201).'),
+          201: publicTestOut,
+          200: publicTestOut.describe('Key rotated (same fields as 201).'),
           ...problems(400, 401, 403, 409, 413, 415),
         },
       },

@@ -60,7 +60,8 @@ for i = 1, n do
     remaining[i] = math.max(0, limit - count)
     reset[i] = resetMs
   end
-  if not room and refused < 0 then
+  -- Of the full windows, the one that frees up last gives the code and the wait.
+  if not room and (refused < 0 or reset[i] > retry) then
     refused = i
     retry = math.max(1, reset[i])
   end
