@@ -83,3 +83,15 @@ test('the tonight window handles the early morning and daylight-saving changes',
     '2026-11-01T11:00:00.000Z',
   );
 });
+
+test('a parameter the recipe does not take is a 400 that burns nothing', async () => {
+  const key = await sandboxKey(server);
+  const before = (await server.request('GET', '/api/v1/me', { headers: bearer(key) })).json.balance;
+  const res = await server.request('GET', '/api/v1/recipes/dow30-sandbox-smoke?tz=Europe/London', {
+    headers: bearer(key),
+  });
+  assert.equal(res.status, 400, res.text);
+  assert.equal(res.json.code, 'invalid_request');
+  assert.equal(res.json.errors[0].path, 'tz');
+  assert.equal((await server.request('GET', '/api/v1/me', { headers: bearer(key) })).json.balance, before);
+});

@@ -152,6 +152,19 @@ export class Recipes {
     params: { tz?: string | undefined },
   ): Promise<Metered<{ recipe: string; count: number }>> {
     const recipe = this.info(name);
+    // A parameter the recipe does not take is a mistake to report, not to charge a read for.
+    for (const [given, value] of Object.entries(params)) {
+      if (value !== undefined && !recipe.parameters.some((p) => p.name === given)) {
+        const takes = recipe.parameters.map((p) => p.name).join(', ') || 'none';
+        throw new AppError(
+          'invalid_request',
+          `The recipe ${recipe.name} takes no parameter "${given}" (it takes: ${takes}).`,
+          {
+            errors: [{ path: given, message: 'not a parameter of this recipe' }],
+          },
+        );
+      }
+    }
     const entries = this.#entries(recipe);
     const items = entries.map((e) => ({ label: e.key, listCost: e.listCost, p0: e.p0 }));
     const deps = this.#reads.meterDeps;
