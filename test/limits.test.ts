@@ -212,6 +212,25 @@ describe('IP fence', () => {
       assert.equal((await server.request('GET', '/api/v1/pricing', { headers: ip })).status, 200);
     });
   });
+
+  test('requests with a refused credential count against the fence and carry its headers', async () => {
+    await withServer({}, async (server) => {
+      const ip = { 'x-forwarded-for': '203.0.113.11' };
+      const statuses: number[] = [];
+      let first: Awaited<ReturnType<TestServer['request']>> | undefined;
+      for (let i = 0; i < 101; i++) {
+        const res = await server.request('GET', '/api/v1/data/equities/stock-prices?limit=1', {
+          headers: { ...ip, authorization: `Bearer tmd_live_${'x'.repeat(43)}` },
+        });
+        first ??= res;
+        statuses.push(res.status);
+      }
+      assert.equal(first?.json.code, 'invalid_key');
+      assert.match(first?.headers.get('ratelimit') ?? '', /"ip";r=99/);
+      assert.deepEqual([...new Set(statuses.slice(0, 100))], [401]);
+      assert.equal(statuses[100], 429, 'the 101st guess from that IP is fenced');
+    });
+  });
 });
 
 describe('loyalty tiers', () => {

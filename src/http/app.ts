@@ -94,13 +94,20 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     const mode =
       request.routeOptions.url === undefined ? 'none' : (request.routeOptions.config.auth ?? 'optional');
     if (mode !== 'none') {
-      request.caller = await resolveCaller(
-        request,
-        (token, channel) => deps.auth.authenticate(token, channel),
-        mode,
-        request.routeOptions.config.allow,
-        request.routeOptions.config.channel ?? 'rest',
-      );
+      try {
+        request.caller = await resolveCaller(
+          request,
+          (token, channel) => deps.auth.authenticate(token, channel),
+          mode,
+          request.routeOptions.config.allow,
+          request.routeOptions.config.channel ?? 'rest',
+        );
+      } catch (error) {
+        // A refused credential is an anonymous request to the limits: it counts against its IP's
+        // fence (and is refused with 429 once that is full), so guessing keys is no way around it.
+        if (error instanceof AppError && error.status === 401) await applyLimits(deps, request, reply);
+        throw error;
+      }
     }
     await applyLimits(deps, request, reply);
   });
