@@ -22,7 +22,8 @@ declare module 'fastify' {
 export const SESSION_COOKIE = 'tmd_session';
 export const WWW_AUTHENTICATE = 'Bearer realm="token-metered-data"';
 
-function cookieValue(header: string | undefined, name: string): string | undefined {
+/** The cookie's value; null when its percent-escapes are broken (a bad credential, not a fault of ours). */
+function cookieValue(header: string | undefined, name: string): string | null | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
@@ -30,15 +31,7 @@ function cookieValue(header: string | undefined, name: string): string | undefin
       try {
         return decodeURIComponent(part.slice(eq + 1).trim());
       } catch {
-        // A broken percent-escape is a bad credential (401), not a fault of ours.
-        throw unauthenticated(
-          new AppError(
-            'invalid_session',
-            'The session cookie is malformed: log in again for a new one.',
-            {},
-            { 'set-cookie': CLEAR_SESSION_COOKIE },
-          ),
-        );
+        return null;
       }
     }
   }
@@ -48,14 +41,13 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 /** Set on a refusal of the session cookie: the browser drops a cookie that can no longer work. */
 export const CLEAR_SESSION_COOKIE = `${SESSION_COOKIE}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0`;
 
-/** Whether the credential of this request is the session cookie (no Authorization, no X-API-Key). */
-function fromCookie(request: FastifyRequest): boolean {
-  const apiKey = request.headers['x-api-key'];
-  return request.headers.authorization === undefined && !(typeof apiKey === 'string' && apiKey.length > 0);
-}
-
-/** The presented credential, from `Authorization: Bearer`, `X-API-Key` or the session cookie. */
-export function presentedToken(request: FastifyRequest): string | undefined {
+/**
+ * The presented credential, from `Authorization: Bearer`, `X-API-Key` or the session cookie, and
+ * whether it is the cookie (token null: a cookie that cannot be decoded).
+ */
+export function presentedCredential(
+  request: FastifyRequest,
+): { token: string; fromCookie: false } | { token: string | null; fromCookie: true } | undefined {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
@@ -67,11 +59,12 @@ export function presentedToken(request: FastifyRequest): string | undefined {
         { 'www-authenticate': WWW_AUTHENTICATE },
       );
     }
-    return match[1];
+    return { token: match[1] as string, fromCookie: false };
   }
   const apiKey = request.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey.length > 0) return apiKey.trim();
-  return cookieValue(request.headers.cookie, SESSION_COOKIE);
+  if (typeof apiKey === 'string' && apiKey.length > 0) return { token: apiKey.trim(), fromCookie: false };
+  const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
+  return cookie === undefined ? undefined : { token: cookie, fromCookie: true };
 }
 
 export function unauthenticated(error: AppError): AppError {
@@ -97,34 +90,34 @@ export async function resolveCaller(
   allow: readonly CredentialKind[] | undefined,
   channel: Channel,
 ): Promise<Caller | null> {
-  let token: string | undefined;
-  try {
-    token = presentedToken(request);
-  } catch (error) {
-    if (mode === 'optional' && fromCookie(request)) return null;
-    throw error;
-  }
-  if (token === undefined) {
+  const presented = presentedCredential(request);
+  if (presented === undefined) {
     if (mode === 'required') throw missingCredentials();
     return null;
   }
+  // A session cookie that no longer works (malformed, logged out, expired, another secret): on a route
+  // that needs no credential the request goes on without it, so a browser is never locked out of
+  // logging in again; where one is needed, the 401 also clears the cookie.
+  const cookieRefused = (error: AppError) => {
+    if (mode === 'optional') return null;
+    throw unauthenticated(
+      new AppError(error.code, error.message, error.extras, {
+        ...error.headers,
+        'set-cookie': CLEAR_SESSION_COOKIE,
+      }),
+    );
+  };
+  if (presented.token === null) {
+    return cookieRefused(
+      new AppError('invalid_session', 'The session cookie is malformed: log in again for a new one.'),
+    );
+  }
   let caller: Caller;
   try {
-    caller = await authenticate(token, channel);
+    caller = await authenticate(presented.token, channel);
   } catch (error) {
     if (!(error instanceof AppError && error.status === 401)) throw error;
-    if (fromCookie(request)) {
-      // A session cookie that no longer works (logged out, expired, another secret): on a route that
-      // needs no credential the request goes on without it, so a browser is never locked out of
-      // logging in again; where one is needed, the 401 also clears the cookie.
-      if (mode === 'optional') return null;
-      throw unauthenticated(
-        new AppError(error.code, error.message, error.extras, {
-          ...error.headers,
-          'set-cookie': CLEAR_SESSION_COOKIE,
-        }),
-      );
-    }
+    if (presented.fromCookie) return cookieRefused(error);
     throw unauthenticated(error);
   }
   if (allow && !allow.includes(caller.kind)) {

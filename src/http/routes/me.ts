@@ -150,7 +150,7 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
           'The cursor is not one this endpoint gave: pass meta.next_cursor unchanged.',
         );
       }
-      const events = await deps.store.listUsage(scope, request.query.cursor ?? null, request.query.limit + 1);
+      const events = await deps.store.listUsage(scope, cursor ?? null, request.query.limit + 1);
       const page = events.slice(0, request.query.limit);
       return {
         data: page.map((e) => ({
