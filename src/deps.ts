@@ -14,6 +14,7 @@ import { makePricing, type Pricing } from './domain/pricing.ts';
 import { DataReads } from './domain/reads.ts';
 import { Recipes } from './domain/recipes.ts';
 import { Sessions } from './domain/sessions.ts';
+import { HeldSlots } from './limits/held-slots.ts';
 import { MemoryLimiter } from './limits/memory-limiter.ts';
 import type { Limiter } from './limits/port.ts';
 import { FallbackLimiter } from './limits/redis/fallback-limiter.ts';
@@ -31,6 +32,8 @@ export interface Deps {
   catalog: Catalog;
   store: Store;
   limiter: Limiter;
+  /** The in-flight slots of this process's requests, renewed while they run. */
+  slots: HeldSlots;
   sessions: Sessions;
   auth: Authenticator;
   credentials: Credentials;
@@ -156,6 +159,12 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     ? { limiter: options.limiter, status: async () => 'local' as const }
     : await buildLimiter(env, metrics, log);
   const limiter = built.limiter;
+  const slots = new HeldSlots(limiter, now, (error, slot) =>
+    log.warn('could not renew an in-flight slot; its lease may run out', {
+      slot: slot.key,
+      err: (error as Error).message,
+    }),
+  );
 
   const secret = loadSecret(env);
   const sessions = new Sessions(store, derive(secret, 'session-jwt'), now);
@@ -184,6 +193,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     catalog,
     store,
     limiter,
+    slots,
     sessions,
     auth,
     credentials,
@@ -197,6 +207,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  deps.slots.close();
   await deps.limiter.close();
   await deps.store.close();
 }

@@ -71,6 +71,10 @@ describe('FallbackLimiter: Redis unreachable', () => {
     assert.equal(slots.filter((r) => r.allowed).length, 3, '10 in flight enforced as 3 on this node');
     const first = slots[0];
     assert.ok(first?.allowed && first.slotId?.startsWith('local:'));
+    const second = slots[1];
+    assert.ok(second?.allowed && second.slotId);
+    assert.equal(await limiter.renew('s', second.slotId, 60_000, now + 50_000), true, 'a local slot renews');
+    assert.equal(await limiter.inFlight('s', now + 100_000), 1, 'only the renewed slot outlives its lease');
     await limiter.release('s', first.slotId as string);
     assert.equal(await limiter.inFlight('s', now), 2);
     assert.equal((await limiter.hit('issuance', 3, 86_400_000, now)).allowed, true);

@@ -433,3 +433,56 @@ describe('in-flight slots and early disconnects', () => {
     }
   });
 });
+
+describe('in-flight slot leases', () => {
+  test('a request that outlives the slot lease keeps its slot: the lease is renewed while it runs', async () => {
+    let gate: PromiseWithResolvers<void> | null = null;
+    const server = await startServer({
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, property, receiver) {
+            if (property === 'queryRows' || property === 'queryPage') {
+              return async (query: Parameters<Store['queryPage']>[0]) => {
+                await gate?.promise;
+                return property === 'queryRows' ? target.queryRows(query) : target.queryPage(query);
+              };
+            }
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+    try {
+      const { key } = await publicTestKey(server);
+      const slotKey = `slot:key:${await keyId(server, key)}`;
+      const lease = server.deps.config.limits.slot_lease_seconds * 1000;
+      const inFlightAt = (at: number) => server.deps.limiter.inFlight(slotKey, at);
+      gate = Promise.withResolvers<void>();
+      const pending = server.request('GET', '/api/v1/data/cftc/legacy_futures-facts?limit=1', {
+        headers: bearer(key),
+      });
+      for (let i = 0; i < 100 && (await inFlightAt(server.clock.now())) === 0; i++) await sleep(10);
+      const takenAt = server.clock.now();
+      assert.equal(await inFlightAt(takenAt), 1);
+      assert.equal(await inFlightAt(takenAt + lease), 0, 'as taken, the lease ends after slot_lease_seconds');
+
+      // Twice: past half the lease, the next renewal (once a second) extends it by a full lease.
+      for (const elapsed of [0.6, 1.2]) {
+        server.clock.advance(lease * 0.6);
+        const beyond = takenAt + (elapsed + 0.55) * lease;
+        for (let i = 0; i < 30 && (await inFlightAt(beyond)) === 0; i++) await sleep(100);
+        assert.equal(await inFlightAt(beyond), 1, `renewed after ${elapsed} leases`);
+      }
+      assert.equal(await inFlightAt(server.clock.now()), 1, 'still held 1.2 leases after it was taken');
+
+      gate.resolve();
+      assert.equal((await pending).status, 200);
+      for (let i = 0; i < 100 && (await inFlightAt(server.clock.now())) > 0; i++) await sleep(10);
+      assert.equal(await inFlightAt(server.clock.now()), 0, 'released when the response is sent');
+      assert.equal(server.deps.slots.size, 0, 'no longer renewed');
+    } finally {
+      gate?.resolve();
+      await server.close();
+    }
+  });
+});

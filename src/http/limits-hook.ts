@@ -10,6 +10,7 @@ import type { Caller } from '../domain/caller.ts';
 import { clientNetwork } from '../domain/client-network.ts';
 import { limitSubject, limitsFor } from '../domain/limits-policy.ts';
 import { AppError } from '../errors.ts';
+import type { HeldSlot } from '../limits/held-slots.ts';
 import type { AdmitRequest, WindowCheck, WindowState } from '../limits/port.ts';
 
 const MINUTE_MS = 60_000;
@@ -17,7 +18,7 @@ const DAY_MS = 86_400_000;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    limitSlot: { key: string; id: string } | null;
+    limitSlot: HeldSlot | null;
   }
   interface FastifyContextConfig {
     /** false: not limited (health checks). */
@@ -123,7 +124,12 @@ export async function applyLimits(deps: Deps, request: FastifyRequest, reply: Fa
     );
   }
   if (result.slotId && admission.slot) {
-    request.limitSlot = { key: admission.slot.key, id: result.slotId };
+    request.limitSlot = deps.slots.hold(
+      admission.slot.key,
+      result.slotId,
+      admission.slot.leaseMs,
+      admission.now,
+    );
     // The response's close event fires when it has been sent and when the client went away first;
     // a client that went away while the credential or the admission was awaited closed it already.
     if (reply.raw.destroyed || request.raw.destroyed || reply.raw.writableEnded) releaseSlot(deps, request);
@@ -136,7 +142,7 @@ export function releaseSlot(deps: Deps, request: FastifyRequest): void {
   const slot = request.limitSlot;
   if (!slot) return;
   request.limitSlot = null;
-  deps.limiter.release(slot.key, slot.id).catch((error: unknown) => {
+  deps.slots.release(slot).catch((error: unknown) => {
     request.log.warn({ err: error }, 'could not release an in-flight slot; its lease will expire');
   });
 }

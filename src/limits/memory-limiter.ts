@@ -151,6 +151,14 @@ export class MemoryLimiter implements Limiter {
     this.#slots.get(slotKey)?.delete(slotId);
   }
 
+  async renew(slotKey: string, slotId: string, leaseMs: number, now: number): Promise<boolean> {
+    const slots = this.#slots.get(slotKey);
+    const expiresAt = slots?.get(slotId);
+    if (!slots || expiresAt === undefined || expiresAt <= now) return false;
+    slots.set(slotId, now + leaseMs);
+    return true;
+  }
+
   async hit(key: string, limit: number, windowMs: number, now: number): Promise<WindowDecision> {
     const decision = this.#decide(key, limit, windowMs, now);
     if (!decision.allowed) return decision;
@@ -163,8 +171,11 @@ export class MemoryLimiter implements Limiter {
     return this.#decide(key, limit, windowMs, now);
   }
 
+  /** Counts without collecting: asking about a later instant must not end leases early. */
   async inFlight(slotKey: string, now: number): Promise<number> {
-    return this.#liveSlots(slotKey, now).size;
+    let live = 0;
+    for (const expiresAt of this.#slots.get(slotKey)?.values() ?? []) if (expiresAt > now) live++;
+    return live;
   }
 
   async close(): Promise<void> {

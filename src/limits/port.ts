@@ -66,6 +66,12 @@ export interface Limiter {
   admit(request: AdmitRequest): Promise<AdmitResult>;
   /** Gives a slot back (on completion, abort or timeout). Releasing twice is harmless. */
   release(slotKey: string, slotId: string): Promise<void>;
+  /**
+   * Extends a slot still held to `now + leaseMs` (a request that outlives the lease, such as a long
+   * export, keeps its slot). False when the slot is gone or its lease has already run out: it may have
+   * been given to another request, so it is not taken back.
+   */
+  renew(slotKey: string, slotId: string, leaseMs: number, now: number): Promise<boolean>;
   /** One sliding window, recorded when allowed: issuance caps, failed-login counters. */
   hit(key: string, limit: number, windowMs: number, now: number): Promise<WindowDecision>;
   /** The same window without recording: is this key already over its limit? */

@@ -192,8 +192,40 @@ export function runLimiterContract(
       assert.equal(await limiter.inFlight(slot.key, T0 + 4999), 1);
       assert.equal((await admitAt(T0 + 4999, [], slot)).allowed, false);
       assert.equal(await limiter.inFlight(slot.key, T0 + 5000), 0, 'the lease ran out (its node died)');
+      assert.equal(
+        await limiter.inFlight(slot.key, T0 + 4999),
+        1,
+        'asking about a later instant ends nothing',
+      );
       const again = await admitAt(T0 + 5000, [], slot);
       assert.equal(again.allowed, true);
+    });
+
+    test('renew extends a held lease by a full lease from now; a released or run-out slot is not taken back', async () => {
+      const slot = { key: fresh('renew'), max: 1, leaseMs: 5000 };
+      const taken = await admitAt(T0, [], slot);
+      assert.ok(taken.allowed && taken.slotId);
+      assert.equal(await limiter.renew(slot.key, taken.slotId, 5000, T0 + 3000), true);
+      assert.equal(await limiter.inFlight(slot.key, T0 + 7999), 1, 'held until T0 + 3 s + 5 s');
+      assert.equal((await admitAt(T0 + 6000, [], slot)).allowed, false, 'still taken past the first lease');
+      assert.equal(await limiter.inFlight(slot.key, T0 + 8000), 0);
+
+      assert.equal(
+        await limiter.renew(slot.key, taken.slotId, 5000, T0 + 8000),
+        false,
+        'run out: not renewed',
+      );
+      assert.equal(await limiter.inFlight(slot.key, T0 + 8000), 0);
+      const next = await admitAt(T0 + 8000, [], slot);
+      assert.ok(next.allowed && next.slotId, 'the slot went to the next request');
+      await limiter.release(slot.key, next.slotId);
+      assert.equal(
+        await limiter.renew(slot.key, next.slotId, 5000, T0 + 8001),
+        false,
+        'released: not renewed',
+      );
+      assert.equal(await limiter.renew(slot.key, 'no-such-slot', 5000, T0 + 8001), false);
+      assert.equal(await limiter.inFlight(slot.key, T0 + 8001), 0);
     });
 
     test('admit without windows or slot is allowed and holds nothing', async () => {

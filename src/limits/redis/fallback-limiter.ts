@@ -111,6 +111,13 @@ export class FallbackLimiter implements Limiter {
     await this.#shared.release(slotKey, slotId);
   }
 
+  async renew(slotKey: string, slotId: string, leaseMs: number, now: number): Promise<boolean> {
+    if (slotId.startsWith(LOCAL_SLOT)) {
+      return this.#local.renew(slotKey, slotId.slice(LOCAL_SLOT.length), leaseMs, now);
+    }
+    return this.#shared.renew(slotKey, slotId, leaseMs, now);
+  }
+
   hit(key: string, limit: number, windowMs: number, now: number): Promise<WindowDecision> {
     return this.#either(
       () => this.#shared.hit(key, limit, windowMs, now),

@@ -10,11 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { AdmitRequest, AdmitResult, Limiter, WindowCode, WindowDecision, WindowState } from '../port.ts';
-import { admitScript, hitScript } from './scripts.ts';
+import { admitScript, hitScript, renewScript } from './scripts.ts';
 
 interface ScriptedRedis extends Redis {
   tmdAdmit(numberOfKeys: number, ...args: (string | number)[]): Promise<(string | number)[]>;
   tmdHit(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
+  tmdRenew(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
 }
 
 export interface RedisLimiterOptions {
@@ -54,6 +55,7 @@ export class RedisLimiter implements Limiter {
     this.#redis.on('error', () => {});
     this.#redis.defineCommand('tmdAdmit', { lua: admitScript });
     this.#redis.defineCommand('tmdHit', { lua: hitScript });
+    this.#redis.defineCommand('tmdRenew', { lua: renewScript });
   }
 
   /** Connects, waiting at most `timeoutMs`; false if Redis did not answer (it keeps trying). */
@@ -129,6 +131,10 @@ export class RedisLimiter implements Limiter {
 
   async release(slotKey: string, slotId: string): Promise<void> {
     await this.#track(this.#redis.zrem(this.#prefix + slotKey, slotId));
+  }
+
+  async renew(slotKey: string, slotId: string, leaseMs: number, now: number): Promise<boolean> {
+    return (await this.#track(this.#redis.tmdRenew(1, this.#prefix + slotKey, slotId, now, leaseMs))) === 1;
   }
 
   async #window(key: string, limit: number, windowMs: number, now: number, record: boolean) {

@@ -129,3 +129,16 @@ redis.call('ZADD', KEYS[1], now, ARGV[5])
 extend(KEYS[1], windowMs + ${GC_MARGIN_MS})
 return {1, limit - count - 1, 0, oldest(KEYS[1]) + windowMs - now}
 `;
+
+/**
+ * KEYS: the slot key. ARGV: slotId, now, leaseMs. Extends a lease that has not run out; returns 1, or 0
+ * when the slot is gone or expired (it may already count as free elsewhere, so it is not taken back).
+ */
+export const renewScript = `${slidingState}
+local expiry = redis.call('ZSCORE', KEYS[1], ARGV[1])
+local now, leaseMs = tonumber(ARGV[2]), tonumber(ARGV[3])
+if not expiry or tonumber(expiry) <= now then return 0 end
+redis.call('ZADD', KEYS[1], now + leaseMs, ARGV[1])
+extend(KEYS[1], leaseMs + ${GC_MARGIN_MS})
+return 1
+`;
