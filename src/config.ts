@@ -125,7 +125,7 @@ export const serviceFileSchema = z
     limits: z.strictObject({
       ip_fence_per_minute: z.int().positive(),
       sandbox: limitSchema.extend({ issuance_per_ip_per_day: z.int().positive() }),
-      public_test: limitSchema,
+      public_test: limitSchema.extend({ registrations_per_ip_per_day: z.int().positive() }),
       wallet: z.strictObject({ per_day: z.int().positive().nullable(), concurrent: z.int().positive() }),
       login: z.strictObject({
         failures_per_account: z.int().positive(),

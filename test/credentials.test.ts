@@ -115,6 +115,32 @@ describe('public-test keys', () => {
     assert.equal(Date.parse(res.json.window_ends_at), now + 90 * DAY);
   });
 
+  test('new accounts are capped at 5 per client IP per 24 hours; a new key for an existing account is not', async () => {
+    const ip = { 'x-forwarded-for': '192.0.2.88' };
+    const register = (email: string, password = 'correct horse battery') =>
+      server.request('POST', '/api/v1/auth/public-test', { headers: ip, body: { email, password } });
+    for (let i = 0; i < 5; i++) assert.equal((await register(`cap${i}@example.com`)).status, 201);
+    const ledgerBefore = await server.deps.store.auditLedger();
+    const refused = await register('cap5@example.com');
+    assert.equal(refused.status, 429, refused.text);
+    assert.equal(refused.json.code, 'issuance_limited');
+    assert.match(refused.json.detail, /5 new public-test accounts per IP address/);
+    assert.equal(refused.headers.get('retry-after'), String(24 * 3600));
+    assert.equal(await server.deps.store.findAccountByEmail('cap5@example.com'), null, 'no account');
+    assert.deepEqual(await server.deps.store.auditLedger(), ledgerBefore, 'no wallet, no grant');
+
+    const rotated = await register('cap0@example.com');
+    assert.equal(rotated.status, 200, 'an existing account gets its new key from the same address');
+    assert.equal(rotated.json.grant_credited, false);
+    const elsewhere = await server.request('POST', '/api/v1/auth/public-test', {
+      headers: { 'x-forwarded-for': '192.0.2.89' },
+      body: { email: 'cap5@example.com', password: 'correct horse battery' },
+    });
+    assert.equal(elsewhere.status, 201, 'another address is not capped');
+    server.clock.advance(DAY);
+    assert.equal((await register('cap6@example.com')).status, 201, 'the window slides');
+  });
+
   test('a P0 read burns zero and reports the notional cost', async () => {
     const { key, accountId } = await publicTestKey(server);
     const res = await server.request('GET', P0_COST5, { headers: bearer(key) });

@@ -111,6 +111,28 @@ export class Credentials {
     return { secret: fresh.secret, record, grantMicros };
   }
 
+  /**
+   * New public-test accounts per client IP in 24 hours: each one is credited the signup grant, so an
+   * address could otherwise mint grants without end. A new key for an existing account does not count.
+   */
+  async #countRegistration(clientIp: string, now: number): Promise<void> {
+    const cap = this.#deps.config.limits.public_test.registrations_per_ip_per_day;
+    const decision = await this.#deps.limiter.hit(
+      `registration:${this.#ipDigest(clientIp)}`,
+      cap,
+      DAY_MS,
+      now,
+    );
+    if (decision.allowed) return;
+    const retryAfter = Math.ceil(decision.retryAfterMs / 1000);
+    throw new AppError(
+      'issuance_limited',
+      `At most ${cap} new public-test accounts per IP address in 24 hours. An existing account gets a new key with its email and password.`,
+      { retry_after: retryAfter },
+      { 'retry-after': String(retryAfter) },
+    );
+  }
+
   /** The instant the account's public-test window closes: start + window_days, or ends_at if sooner. */
   publicTestWindowEnd(account: AccountRecord): number | null {
     if (account.publicTestStartedAt === null) return null;
@@ -141,6 +163,7 @@ export class Credentials {
     if (account) {
       await this.#checkPassword(account, normalized, password, clientIp);
     } else {
+      await this.#countRegistration(clientIp, now);
       const passwordHash = await hashPassword(password);
       try {
         account = await store.createAccount(

@@ -1,14 +1,18 @@
 /**
  * OpenAPI 3.1 from the same zod schemas that validate requests. Response headers are added here from one
- * table, so every documented response lists X-Request-Id, the rate-limit headers of keyed routes, the
- * cost headers of metered routes, Retry-After on 429 and WWW-Authenticate on 401.
+ * table, so every documented response lists X-Request-Id, the rate-limit headers of limited routes, the
+ * cost headers of metered routes, Retry-After on 429, WWW-Authenticate on 401 and Allow on 405. The MCP
+ * endpoint speaks JSON-RPC and has no route schema: its entry is written here.
  */
 import { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { type ErrorCode, errorCatalogue } from '../errors.ts';
+import { MCP_PATH } from '../mcp/route.ts';
+import { edge } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
-/** operationIds whose 2xx responses carry the four cost headers. */
-export const meteredOperations = new Set(['readDataset', 'runRecipe', 'exportDataset']);
+/** operationIds whose 200 responses carry the four cost headers. */
+export const meteredOperations = new Set(['readDataset', 'runRecipe', 'exportDataset', 'mcpJsonRpc']);
 /** operationIds that are not limited (and so carry no RateLimit headers). */
 export const unlimitedOperations = new Set(['healthz', 'readyz']);
 
@@ -26,19 +30,131 @@ export const documentedHeaders = {
   ),
   'X-Request-Cost-EUR': header('X-Request-Tokens times eur_per_token, as an exact decimal.'),
   'X-Credits-Remaining': header('Wallet balance in tokens after this request.'),
-  'RateLimit-Policy': header('IETF draft: the per-minute policy of this credential, e.g. `60;w=60`.'),
+  'RateLimit-Policy': header(
+    'IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`.',
+  ),
   RateLimit: header(
-    'IETF draft: remaining requests and seconds to reset, e.g. `limit=60, remaining=59, reset=60`.',
+    'IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`.',
   ),
   'Retry-After': header('Seconds to wait before retrying.', 'integer'),
   'WWW-Authenticate': header('Bearer challenge on 401.'),
+  Allow: header('The methods the path takes.'),
   'X-Next-Cursor': header('CSV responses: the cursor of the next page, absent on the last page.'),
   'X-Data-Sample': header('`true` when the rows are generated sample data, not imported real data.'),
+  'X-Export-Rows': header('Rows in the export, which its charge is for.', 'integer'),
+  'Idempotent-Replayed': header('`true` when a repeated Idempotency-Key returned the first entry.'),
 };
+
+/** Headers of an operation's 200 beyond the common ones. */
+const okHeaders: Record<string, (keyof typeof documentedHeaders)[]> = {
+  readDataset: ['X-Next-Cursor', 'X-Data-Sample'],
+  exportDataset: ['X-Export-Rows', 'X-Data-Sample'],
+  adminCreditTokens: ['Idempotent-Replayed'],
+};
+
+const jsonRpcMessage = {
+  type: 'object',
+  description: 'One JSON-RPC 2.0 message: a request, a notification or a response. Batches are refused.',
+  required: ['jsonrpc'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer'] },
+    method: { type: 'string' },
+    params: { type: 'object' },
+  },
+};
+
+const jsonRpcResponse = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 response: a result, or an error whose data names the problem code.',
+  required: ['jsonrpc', 'id'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer', 'null'] },
+    result: { type: 'object' },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'integer' },
+        message: { type: 'string' },
+        data: { type: 'object', properties: { code: { type: 'string' }, request_id: { type: 'string' } } },
+      },
+    },
+  },
+};
+
+const rpcError = (description: string) => ({
+  description: `JSON-RPC error: ${description}`,
+  content: { 'application/json': { schema: jsonRpcResponse } },
+});
+
+/** A refusal of the app's onRequest hook: problem details, as on REST, before MCP runs. */
+function edgeProblem(codes: readonly ErrorCode[], status: number, description: string) {
+  const named = codes.filter((code) => errorCatalogue[code].status === status);
+  return {
+    description: `${description} Problem details. Codes: ${named.join(', ')}.`,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
+}
+
+/** What src/mcp/route.ts answers (test/mcp.*.test.ts): POST is served, the other methods are 405. */
+function mcpPathItem(): Record<string, Json> {
+  const refused = {
+    summary: 'Not served: the endpoint is stateless, so there is no stream to open and no session to end',
+    tags: ['mcp'],
+    responses: {
+      405: rpcError('POST one message per request (-32000, method_not_allowed).'),
+      429: edgeProblem(edge.none, 429, 'The IP fence.'),
+    },
+  };
+  return {
+    post: {
+      operationId: 'mcpJsonRpc',
+      tags: ['mcp'],
+      summary: 'MCP over Streamable HTTP, stateless: one JSON-RPC message per POST, metered like REST',
+      description:
+        'Tools over the same keys, ledger and per-key limits as REST. A tools/call refused for its own reasons (402, 429, a bad argument) is answered 200 with a result that has isError and the problem fields; the cost headers come with a metered call.',
+      security: [{ bearer: [] }, { apiKey: [] }],
+      requestBody: { required: true, content: { 'application/json': { schema: jsonRpcMessage } } },
+      responses: {
+        200: {
+          description:
+            'The JSON-RPC response (a JSON-RPC error too, e.g. -32601 for an unknown method). A 2026-07-28 subscriptions/listen is acknowledged as an event stream that ends at once.',
+          content: {
+            'application/json': { schema: jsonRpcResponse },
+            'text/event-stream': { schema: { type: 'string' } },
+          },
+        },
+        202: { description: 'A notification or a posted response: accepted, no body.' },
+        400: rpcError(
+          'the body is not JSON (-32700), not one valid message, a batch (-32600), or the MCP headers disagree with it.',
+        ),
+        401: edgeProblem(edge.required, 401, 'The credential, refused before MCP runs.'),
+        403: rpcError('the Host or Origin header names a host this service does not answer for.'),
+        406: rpcError('Accept admits neither application/json nor text/event-stream.'),
+        413: rpcError('the body is larger than 64 KiB (-32000, payload_too_large).'),
+        415: rpcError('the body is not application/json (-32000, unsupported_media_type).'),
+        429: edgeProblem(
+          edge.required,
+          429,
+          'A limit refused a message that is not a tools/call (a refused tools/call is a 200 result).',
+        ),
+        500: rpcError('a fault on our side (-32603, internal_error).'),
+        503: edgeProblem(edge.required, 503, 'The ledger cannot be reached to check the credential.'),
+      },
+    },
+    get: refused,
+    delete: refused,
+    put: refused,
+    patch: refused,
+  };
+}
 
 export function transformObject(input: Parameters<typeof jsonSchemaTransformObject>[0]) {
   const document = jsonSchemaTransformObject(input) as Json;
   const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
+  if (paths[MCP_PATH]) paths[MCP_PATH] = mcpPathItem();
   for (const operations of Object.values(paths)) {
     for (const operation of Object.values(operations)) {
       const id = String(operation.operationId ?? '');
@@ -49,25 +165,27 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
           headers['RateLimit-Policy'] = documentedHeaders['RateLimit-Policy'];
           headers.RateLimit = documentedHeaders.RateLimit;
         }
-        if (meteredOperations.has(id) && status.startsWith('2')) {
-          for (const name of [
-            'X-Token-Cost',
-            'X-Request-Tokens',
-            'X-Request-Cost-EUR',
-            'X-Credits-Remaining',
-          ] as const) {
-            headers[name] = documentedHeaders[name];
-          }
-          if (id === 'readDataset') {
-            headers['X-Next-Cursor'] = documentedHeaders['X-Next-Cursor'];
-            headers['X-Data-Sample'] = documentedHeaders['X-Data-Sample'];
-          }
+        if (status === '200') {
+          const names = [
+            ...(meteredOperations.has(id)
+              ? (['X-Token-Cost', 'X-Request-Tokens', 'X-Request-Cost-EUR', 'X-Credits-Remaining'] as const)
+              : []),
+            ...(okHeaders[id] ?? []),
+          ];
+          for (const name of names) headers[name] = documentedHeaders[name];
         }
         if (status === '429') headers['Retry-After'] = documentedHeaders['Retry-After'];
         if (status === '401') headers['WWW-Authenticate'] = documentedHeaders['WWW-Authenticate'];
+        if (status === '405') headers.Allow = documentedHeaders.Allow;
         response.headers = { ...((response.headers as Json | undefined) ?? {}), ...headers };
       }
     }
+  }
+  // The zod provider emits an input twin (ProblemInput) of every registered schema: keep those referred to.
+  const schemas = ((document.components as Json | undefined)?.schemas ?? {}) as Json;
+  for (const name of Object.keys(schemas)) {
+    const { [name]: _, ...others } = schemas;
+    if (!JSON.stringify([paths, others]).includes(`"#/components/schemas/${name}"`)) delete schemas[name];
   }
   return document;
 }

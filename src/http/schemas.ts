@@ -1,6 +1,7 @@
 /** Response schemas shared by the routes (they document; handlers build the bodies). */
 import { z } from 'zod';
 import { type ErrorCode, errorCatalogue } from '../errors.ts';
+import type { AuthMode } from './auth-hook.ts';
 import { problemSchema } from './problem.ts';
 
 export const tokens = z
@@ -8,14 +9,61 @@ export const tokens = z
   .regex(/^-?\d+(\.\d{1,6})?$/)
   .describe('An exact token amount as a decimal string.');
 
-/** Problem responses for the given statuses, each described by the codes it can carry. */
-export function problems(...statuses: number[]) {
-  const out: Record<number, z.ZodType> = {};
+/**
+ * The problem body, documented once (components.schemas.Problem) with what each extra member is for;
+ * every problem response refers to it.
+ */
+const problem = problemSchema
+  .extend({
+    retry_after: problemSchema.shape.retry_after.describe(
+      '429: seconds until a retry can succeed, as in Retry-After.',
+    ),
+    required_tokens: problemSchema.shape.required_tokens.describe(
+      '402 insufficient_tokens, spending_cap_reached: what the request costs.',
+    ),
+    balance: problemSchema.shape.balance.describe('402 insufficient_tokens: the wallet balance.'),
+    reset_at: z.string().optional().describe('402 spending_cap_reached: when the cap resets.'),
+    suggestions: problemSchema.shape.suggestions.describe('404 dataset_not_found: close dataset keys.'),
+    errors: problemSchema.shape.errors.describe('400 invalid_request: each bad parameter or field.'),
+  })
+  .meta({ id: 'Problem', description: problemSchema.description });
+
+const limitCodes = ['rate_limited', 'daily_limit', 'concurrency_limit', 'ip_fence'] as const;
+const credentialCodes = ['invalid_key', 'key_expired', 'key_revoked', 'invalid_session'] as const;
+
+/**
+ * What the app's onRequest hook can refuse before a handler runs, by the route's `config.auth`: each
+ * route lists the group of its mode beside its own codes.
+ */
+export const edge = {
+  /** No credential is read: the limits see an anonymous request, which only the IP fence limits. */
+  none: ['ip_fence'],
+  /** A presented credential is checked (a ledger lookup) and its caller limited as itself. */
+  optional: [...credentialCodes, 'service_unavailable', ...limitCodes],
+  /** As optional, and a request without a credential is a 401. */
+  required: ['missing_credentials', ...credentialCodes, 'service_unavailable', ...limitCodes],
+} as const satisfies Record<AuthMode, readonly ErrorCode[]>;
+
+/** What reading a request body can refuse, on every route whose method takes one (all but GET). */
+export const bodyCodes = [
+  'invalid_request',
+  'malformed_json',
+  'payload_too_large',
+  'unsupported_media_type',
+] as const satisfies readonly ErrorCode[];
+
+/** application/problem+json responses for the codes a route can answer: one per status, naming its codes. */
+export function problems(...codes: ErrorCode[]) {
+  const out: Record<number, { description: string; content: Record<string, { schema: z.ZodType }> }> = {};
+  const statuses = new Set(codes.map((code) => errorCatalogue[code].status));
   for (const status of statuses) {
-    const codes = (Object.keys(errorCatalogue) as ErrorCode[]).filter(
-      (c) => errorCatalogue[c].status === status,
+    const named = (Object.keys(errorCatalogue) as ErrorCode[]).filter(
+      (code) => errorCatalogue[code].status === status && codes.includes(code),
     );
-    out[status] = problemSchema.describe(`Problem details. Codes: ${codes.join(', ')}.`);
+    out[status] = {
+      description: `Problem details. Codes: ${named.join(', ')}.`,
+      content: { 'application/problem+json': { schema: problem } },
+    };
   }
   return out;
 }

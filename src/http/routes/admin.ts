@@ -20,7 +20,7 @@ import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { SESSION_COOKIE } from '../auth-hook.ts';
 import { presentAccountView, presentEntry, presentKey } from '../present.ts';
-import { issuedKeyOut, keyOut, problems, tokens } from '../schemas.ts';
+import { bodyCodes, edge, issuedKeyOut, keyOut, problems, tokens } from '../schemas.ts';
 
 const ADMIN_CHALLENGE = 'Bearer realm="token-metered-data-admin"';
 const credentialShape = /^tmd_|^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -108,6 +108,14 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
   const config = { auth: 'none' as const };
   const onRequest = async (request: FastifyRequest) => authorizeAdmin(deps.env.ADMIN_TOKEN, request);
   const security = [{ adminToken: [] }];
+  /** authorizeAdmin's refusals, after the IP fence; every admin call then works on the ledger. */
+  const adminRefusals = [
+    ...edge.none,
+    'missing_credentials',
+    'invalid_admin_token',
+    'forbidden',
+    'service_unavailable',
+  ] as const;
   const tags = ['admin'];
   const accountParams = z.object({ id: z.string().min(1).max(254).describe('Account id (acc_…) or email.') });
   const audit = (request: FastifyRequest, action: string, details: Record<string, unknown>) =>
@@ -126,7 +134,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
         summary: 'Create a login account (no signup grant; credit it explicitly)',
         security,
         body: newAccountInput,
-        response: { 201: accountOut, ...problems(400, 401, 403, 409, 413, 415, 429) },
+        response: { 201: accountOut, ...problems(...adminRefusals, ...bodyCodes, 'conflict') },
       },
     },
     async (request, reply) => {
@@ -148,7 +156,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
         summary: 'An account: plan, package, entitlements, balance and keys',
         security,
         params: accountParams,
-        response: { 200: accountOut, ...problems(401, 403, 404, 429) },
+        response: { 200: accountOut, ...problems(...adminRefusals, 'invalid_request', 'not_found') },
       },
     },
     async (request) => present(await operator.view(await operator.findAccount(request.params.id))),
@@ -171,7 +179,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
             account: accountOut,
             monthly_credit: entryOut.extend({ duplicate: z.boolean() }).nullable(),
           }),
-          ...problems(400, 401, 403, 404, 413, 415, 429),
+          ...problems(...adminRefusals, ...bodyCodes, 'not_found'),
         },
       },
     },
@@ -206,7 +214,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
         security,
         params: accountParams,
         body: z.strictObject({ early_bird: z.boolean() }),
-        response: { 200: accountOut, ...problems(400, 401, 403, 404, 409, 413, 415, 429) },
+        response: { 200: accountOut, ...problems(...adminRefusals, ...bodyCodes, 'not_found', 'conflict') },
       },
     },
     async (request) => {
@@ -240,7 +248,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
         response: {
           201: z.object({ entry: entryOut, balance: tokens }),
           200: z.object({ entry: entryOut, balance: tokens }).describe('A repeat: the first entry.'),
-          ...problems(400, 401, 403, 404, 409, 413, 415, 429),
+          ...problems(...adminRefusals, ...bodyCodes, 'not_found', 'conflict'),
         },
       },
     },
@@ -292,7 +300,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
             expires_at: z.iso.datetime().optional(),
           })
           .nullish(),
-        response: { 201: issuedKeyOut, ...problems(400, 401, 403, 404, 413, 415, 429) },
+        response: { 201: issuedKeyOut, ...problems(...adminRefusals, ...bodyCodes, 'not_found') },
       },
     },
     async (request, reply) => {
@@ -320,7 +328,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
           daily_tokens: capAmount.describe('Tokens per UTC day, or null for no cap.'),
           monthly_tokens: capAmount.describe('Tokens per UTC month, or null for no cap.'),
         }),
-        response: { 200: keyOut, ...problems(400, 401, 403, 404, 409, 413, 415, 429) },
+        response: { 200: keyOut, ...problems(...adminRefusals, ...bodyCodes, 'not_found', 'conflict') },
       },
     },
     async (request) => {
@@ -361,7 +369,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
             ),
             already_credited: z.int(),
           }),
-          ...problems(401, 403, 429),
+          ...problems(...adminRefusals, ...bodyCodes),
         },
       },
     },

@@ -6,7 +6,7 @@ import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { CLEAR_SESSION_COOKIE, SESSION_COOKIE } from '../auth-hook.ts';
 import { iso, presentKey } from '../present.ts';
-import { issuedKeyOut, problems, tokens } from '../schemas.ts';
+import { bodyCodes, edge, issuedKeyOut, problems, tokens } from '../schemas.ts';
 import { baseUrlOf } from './meta.ts';
 
 const credentialsBody = z.strictObject({
@@ -41,7 +41,7 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
             mcp_url: z.string(),
             notes: z.array(z.string()),
           }),
-          ...problems(403, 429),
+          ...problems(...edge.none, ...bodyCodes, 'forbidden', 'issuance_limited', 'service_unavailable'),
         },
       },
     },
@@ -76,7 +76,17 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
         response: {
           201: publicTestOut,
           200: publicTestOut.describe('Key rotated (same fields as 201).'),
-          ...problems(400, 401, 403, 409, 413, 415),
+          ...problems(
+            ...edge.none,
+            ...bodyCodes,
+            'invalid_login',
+            'forbidden',
+            'public_test_window_closed',
+            'conflict',
+            'issuance_limited',
+            'login_throttled',
+            'service_unavailable',
+          ),
         },
       },
     },
@@ -122,7 +132,7 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
             expires_at: z.string(),
             account_id: z.string(),
           }),
-          ...problems(400, 401, 413, 415, 429),
+          ...problems(...edge.none, ...bodyCodes, 'invalid_login', 'login_throttled', 'service_unavailable'),
         },
       },
     },
@@ -158,7 +168,10 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
         tags: ['auth'],
         summary: 'End the current session',
         security: [{ bearer: [] }],
-        response: { 204: z.null().describe('Session ended.'), ...problems(401, 403) },
+        response: {
+          204: z.null().describe('Session ended.'),
+          ...problems(...edge.required, ...bodyCodes, 'forbidden'),
+        },
       },
     },
     async (request, reply) => {

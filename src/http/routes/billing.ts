@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
-import { problems } from '../schemas.ts';
+import { bodyCodes, edge, problems } from '../schemas.ts';
 
 export function registerBillingRoutes(app: TypedApp, deps: Deps): void {
   app.post(
@@ -19,7 +19,7 @@ export function registerBillingRoutes(app: TypedApp, deps: Deps): void {
           .looseObject({ package: z.string().max(64).optional() })
           .nullish()
           .describe('Ignored: there is nothing to buy yet.'),
-        response: { ...problems(400, 401, 413, 415, 429, 501) },
+        response: { ...problems(...edge.optional, ...bodyCodes, 'not_live') },
       },
     },
     async () => {

@@ -6,7 +6,7 @@ import { quoteValue } from '../../catalog/read-plan.ts';
 import { fieldTypes } from '../../catalog/types.ts';
 import type { Deps } from '../../deps.ts';
 import type { TypedApp } from '../app.ts';
-import { problems } from '../schemas.ts';
+import { edge, problems } from '../schemas.ts';
 
 export const entryOut = z.object({
   key: z.string(),
@@ -126,7 +126,7 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps): void {
         }),
         response: {
           200: z.object({ data: z.array(entryOut), meta: z.object({ count: z.int() }) }),
-          ...problems(400),
+          ...problems(...edge.optional, 'invalid_request'),
         },
       },
     },
@@ -152,7 +152,7 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps): void {
         params: z.object({ domain: z.string().max(64), name: z.string().max(128) }),
         response: {
           200: datasetOut,
-          ...problems(404),
+          ...problems(...edge.optional, 'invalid_request', 'dataset_not_found'),
         },
       },
     },

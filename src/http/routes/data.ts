@@ -9,7 +9,7 @@ import type { Pricing } from '../../domain/pricing.ts';
 import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
-import { problems, tokens } from '../schemas.ts';
+import { edge, problems, tokens } from '../schemas.ts';
 
 export const filterValue = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)]);
 
@@ -193,10 +193,23 @@ export function registerDataRoutes(app: TypedApp, deps: Deps): void {
         params: z.object({ domain: z.string().max(64), name: z.string().max(128) }),
         querystring: readQuerystring,
         response: {
-          200: readEnvelope.describe(
-            'JSON envelope; with format=csv or Accept: text/csv the body is text/csv instead.',
+          200: {
+            description:
+              'The page as the JSON envelope or, with format=csv or Accept: text/csv, as CSV (RFC 4180, a header row; the next cursor in X-Next-Cursor).',
+            content: {
+              'application/json': { schema: readEnvelope },
+              'text/csv': { schema: z.string() },
+            },
+          },
+          ...problems(
+            ...edge.required,
+            'invalid_request',
+            'invalid_cursor',
+            'not_entitled',
+            'insufficient_tokens',
+            'spending_cap_reached',
+            'dataset_not_found',
           ),
-          ...problems(400, 401, 402, 403, 404, 429, 503),
         },
       },
     },

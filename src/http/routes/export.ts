@@ -8,7 +8,7 @@ import { DataExports, EXPORT_ROWS_PER_UNIT } from '../../domain/export.ts';
 import { costHeaders } from '../../domain/metering.ts';
 import { projectRow, storedCsvLines } from '../../domain/reads.ts';
 import type { TypedApp } from '../app.ts';
-import { problems } from '../schemas.ts';
+import { edge, problems } from '../schemas.ts';
 
 export function registerExportRoutes(app: TypedApp, deps: Deps): void {
   const exports = new DataExports({ config: deps.config, reads: deps.reads });
@@ -35,10 +35,23 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
             ),
         }),
         response: {
-          200: z
-            .unknown()
-            .describe('application/x-ndjson (one row per line) or text/csv (RFC 4180 with a header row).'),
-          ...problems(400, 401, 402, 403, 404, 429, 503),
+          200: {
+            description:
+              'Every row, oldest first: NDJSON (one JSON object per line) or, with format=csv or Accept: text/csv, CSV (RFC 4180, a header row).',
+            // Streamed, so not typed as a string body.
+            content: {
+              'application/x-ndjson': { schema: z.unknown() },
+              'text/csv': { schema: z.unknown() },
+            },
+          },
+          ...problems(
+            ...edge.required,
+            'invalid_request',
+            'insufficient_tokens',
+            'spending_cap_reached',
+            'forbidden',
+            'dataset_not_found',
+          ),
         },
       },
     },

@@ -6,7 +6,7 @@ import { capAmount, Operator } from '../../domain/operator.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { presentKey } from '../present.ts';
-import { issuedKeyOut, keyOut, problems } from '../schemas.ts';
+import { bodyCodes, edge, issuedKeyOut, keyOut, problems } from '../schemas.ts';
 
 function accountOf(caller: Caller | null) {
   if (!caller?.account) throw new AppError('forbidden', 'Keys are managed by a logged-in account session.');
@@ -15,6 +15,8 @@ function accountOf(caller: Caller | null) {
 
 export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
   const sessionOnly = { auth: 'required' as const, allow: ['session'] as const };
+  /** A key or any credential but a session is refused with 403 (`allow`). */
+  const sessionRefusals = [...edge.required, 'forbidden'] as const;
   const security = [{ bearer: [] }];
 
   app.post(
@@ -32,7 +34,7 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
             expires_at: z.iso.datetime().optional().describe('Optional expiry; never by default.'),
           })
           .nullish(),
-        response: { 201: issuedKeyOut, ...problems(400, 401, 403, 413, 415) },
+        response: { 201: issuedKeyOut, ...problems(...sessionRefusals, ...bodyCodes) },
       },
     },
     async (request, reply) => {
@@ -54,7 +56,7 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
         tags: ['keys'],
         summary: 'List the account keys (never the key strings)',
         security,
-        response: { 200: z.object({ data: z.array(keyOut) }), ...problems(401, 403) },
+        response: { 200: z.object({ data: z.array(keyOut) }), ...problems(...sessionRefusals) },
       },
     },
     async (request) => {
@@ -81,7 +83,7 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
           daily_tokens: capAmount.optional().describe('Tokens per UTC day, or null for no cap.'),
           monthly_tokens: capAmount.optional().describe('Tokens per UTC month, or null for no cap.'),
         }),
-        response: { 200: keyOut, ...problems(400, 401, 403, 404, 409, 413, 415) },
+        response: { 200: keyOut, ...problems(...sessionRefusals, ...bodyCodes, 'not_found', 'conflict') },
       },
     },
     async (request) => {
@@ -106,7 +108,7 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
         summary: 'Revoke a key of the account; it stops working at once',
         security,
         params: z.object({ id: z.string().max(64) }),
-        response: { 200: keyOut, ...problems(401, 403, 404) },
+        response: { 200: keyOut, ...problems(...sessionRefusals, ...bodyCodes, 'not_found') },
       },
     },
     async (request) =>

@@ -10,7 +10,7 @@ import { nextTier } from '../../domain/pricing.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { iso } from '../present.ts';
-import { problems, tokens } from '../schemas.ts';
+import { edge, problems, tokens } from '../schemas.ts';
 
 /** Who is calling and what they hold: REST's GET /api/v1/me and the MCP get_account tool. */
 export const accountOut = z.object({
@@ -91,7 +91,7 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
         security: [{ bearer: [] }, { apiKey: [] }],
         response: {
           200: accountOut,
-          ...problems(401, 429),
+          ...problems(...edge.required),
         },
       },
     },
@@ -130,7 +130,7 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
             ),
             meta: z.object({ count: z.int(), next_cursor: z.string().nullable() }),
           }),
-          ...problems(400, 401, 429),
+          ...problems(...edge.required, 'invalid_request', 'invalid_cursor'),
         },
       },
     },

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
-import { problems } from '../schemas.ts';
+import { edge, problems } from '../schemas.ts';
 
 const READY_TIMEOUT_MS = 2000;
 
@@ -29,6 +29,7 @@ export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
         summary: 'Pricing configuration (spec 2.2): costs per dataset, packages, loyalty tiers, how you pay',
         response: {
           200: z.looseObject({ eur_per_token: z.number(), endpoint_costs: z.record(z.string(), z.int()) }),
+          ...problems(...edge.optional),
         },
       },
     },
@@ -42,7 +43,10 @@ export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
         operationId: 'describeSandbox',
         tags: ['auth'],
         summary: 'Sandbox key configuration (spec 2.1)',
-        response: { 200: z.looseObject({ enabled: z.boolean(), ttl_hours: z.int(), token_grant: z.int() }) },
+        response: {
+          200: z.looseObject({ enabled: z.boolean(), ttl_hours: z.int(), token_grant: z.int() }),
+          ...problems(...edge.optional),
+        },
       },
     },
     async (request) => {
@@ -58,7 +62,10 @@ export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
         operationId: 'describePublicTest',
         tags: ['auth'],
         summary: 'The free public test (spec 2.6)',
-        response: { 200: z.looseObject({ id: z.string(), window_days: z.int(), key_ttl_days: z.int() }) },
+        response: {
+          200: z.looseObject({ id: z.string(), window_days: z.int(), key_ttl_days: z.int() }),
+          ...problems(...edge.optional),
+        },
       },
     },
     async () => deps.config.pricing.free_public_test,
@@ -96,7 +103,7 @@ export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
             store: z.literal('ok'),
             limiter: z.enum(['ok', 'degraded', 'local']),
           }),
-          ...problems(503),
+          ...problems('service_unavailable'),
         },
       },
     },

@@ -5,7 +5,7 @@ import { costHeaders } from '../../domain/metering.ts';
 import { recipes } from '../../domain/recipes.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
-import { problems } from '../schemas.ts';
+import { edge, problems } from '../schemas.ts';
 
 /** A recipe's answer: REST's 200 body and the MCP run_recipe structured result. */
 export const recipeOut = z.looseObject({ recipe: z.string(), count: z.int() });
@@ -35,6 +35,7 @@ export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
               }),
             ),
           }),
+          ...problems(...edge.optional),
         },
       },
     },
@@ -69,7 +70,14 @@ export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
         }),
         response: {
           200: recipeOut,
-          ...problems(400, 401, 402, 404, 429, 503),
+          ...problems(
+            ...edge.required,
+            'invalid_request',
+            'not_entitled',
+            'insufficient_tokens',
+            'spending_cap_reached',
+            'recipe_not_found',
+          ),
         },
       },
     },
