@@ -82,9 +82,7 @@ export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.tes
 
 /** REDIS_URL set: Redis, with the per-process fallback of the failure policy. Else in-process limits. */
 async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
-  if (!env.REDIS_URL) {
-    return { limiter: new MemoryLimiter() as Limiter, status: async () => 'local' as const };
-  }
+  // Declared either way, so a dashboard or an alert finds them (at 0 with in-process limits).
   const degraded = metrics.gauge(
     'tmd_limiter_degraded',
     '1 while Redis is unreachable and limits are enforced per process at LIMITS_FALLBACK_FRACTION',
@@ -97,6 +95,9 @@ async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
     'tmd_limiter_local_decisions_total',
     'Limit decisions taken per process because Redis was unreachable',
   );
+  if (!env.REDIS_URL) {
+    return { limiter: new MemoryLimiter() as Limiter, status: async () => 'local' as const };
+  }
   const redis = new RedisLimiter(env.REDIS_URL, { keyPrefix: env.REDIS_KEY_PREFIX });
   const limiter = new FallbackLimiter(redis, env.LIMITS_FALLBACK_FRACTION, {
     onDegraded(error) {

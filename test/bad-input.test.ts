@@ -41,6 +41,9 @@ const cases: [string, string, string, Record<string, string>?, string?][] = [
   ['unknown domain', '/api/v1/data/nowhere/nothing', 'dataset_not_found'],
   ['a broken %-escape in the path', '/api/v1/data/equities/stock-prices%ZZ', 'invalid_request'],
   ['a path segment over 200 characters', `/api/v1/data/equities/${'a'.repeat(201)}`, 'invalid_request'],
+  ['a broken %-escape in a filter value', `${read}?symbol=%zz`, 'invalid_request'],
+  ['a lone % in a filter value', `${read}?symbol=AB%`, 'invalid_request'],
+  ['a %-escape that is not UTF-8', `${read}?symbol=%E0%A4%A`, 'invalid_request'],
   ['a __proto__ filter', `${read}?__proto__=x`, 'invalid_request'],
   ['a constructor filter', `${read}?constructor=x`, 'invalid_request'],
   ['junk key', read, 'invalid_key', { authorization: 'Bearer not-a-key' }],
@@ -69,6 +72,30 @@ test('each bad read is a 4xx problem with a stable code, burning nothing', async
   const burns = (await server.deps.store.listEntries(walletId)).filter((e) => e.kind === 'burn');
   assert.equal(burns.length, 1);
   await assertLedgerBalanced(server);
+});
+
+test('Accept: a read is refused with 406 before it is charged when it admits neither JSON nor CSV', async () => {
+  const before = await server.deps.store.auditLedger();
+  const withAccept = (accept: string, path = `${read}?limit=1`) =>
+    server.request('GET', path, { headers: { ...bearer(key), accept } });
+  for (const accept of ['image/png', 'text/csv;q=0, application/xml', 'application/problem+json']) {
+    const res = await withAccept(accept);
+    assert.equal(res.status, 406, `${accept}: ${res.text}`);
+    assert.equal(res.json.code, 'not_acceptable');
+    assert.deepEqual(res.json.available, ['application/json', 'text/csv']);
+  }
+  const recipe = await withAccept('text/csv', '/api/v1/recipes/dow30-sandbox-smoke');
+  assert.equal(recipe.status, 406, 'a recipe answers JSON only');
+  assert.equal((await server.deps.store.auditLedger()).entries, before.entries, 'nothing charged');
+
+  const ranges = await withAccept('text/*');
+  assert.equal(ranges.status, 200);
+  assert.match(ranges.headers.get('content-type') ?? '', /^text\/csv/, 'text/* admits CSV, not JSON');
+  const browser = await withAccept('text/html,application/xhtml+xml,*/*;q=0.8');
+  assert.match(browser.headers.get('content-type') ?? '', /^application\/json/, 'any type: JSON');
+  const chosen = await withAccept('application/json', `${read}?limit=1&format=csv`);
+  assert.equal(chosen.status, 200, 'format= chooses over Accept');
+  assert.match(chosen.headers.get('content-type') ?? '', /^text\/csv/);
 });
 
 test('a cursor from another query is refused', async () => {
@@ -105,6 +132,12 @@ test('bodies: malformed JSON 400, oversized 413, wrong media type 415, unknown r
   });
   assert.equal(xml.status, 415);
   assert.equal(xml.json.code, 'unsupported_media_type');
+  const text = await server.request('POST', '/api/v1/auth/public-test', {
+    raw: '{"email": "a@example.com", "password": "correct horse battery"}',
+    headers: { 'content-type': 'text/plain' },
+  });
+  assert.equal(text.status, 415, 'JSON sent as text/plain is the wrong media type, not a bad body');
+  assert.equal(text.json.code, 'unsupported_media_type');
   const invalid = await server.request('POST', '/api/v1/auth/public-test', {
     body: { email: 'not-an-email', password: 'short' },
   });
@@ -150,4 +183,13 @@ test('a client request id is echoed when valid and replaced when not', async () 
   assert.equal(ok.headers.get('x-request-id'), 'abc-123');
   const bad = await server.request('GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
   assert.match(bad.headers.get('x-request-id') ?? '', /^req_/);
+});
+
+test('GET /metrics: Prometheus text with the limiter metrics, at 0 with in-process limits', async () => {
+  const res = await server.request('GET', '/metrics');
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  assert.match(res.text, /^# TYPE tmd_limiter_degraded gauge\ntmd_limiter_degraded 0$/m);
+  assert.match(res.text, /^tmd_limiter_fallback_transitions_total 0$/m);
+  assert.match(res.text, /^tmd_limiter_local_decisions_total 0$/m);
 });

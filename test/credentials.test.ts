@@ -303,6 +303,17 @@ describe('live keys and sessions', () => {
     assert.equal(stale.headers.get('set-cookie'), null);
   });
 
+  test('the session cookie holds a session only: garbage or a key in it is invalid_session, and cleared', async () => {
+    const { key } = await walletAccount(server, 10);
+    for (const value of ['garbage', key, 'a.b']) {
+      const res = await server.request('GET', '/api/v1/me', { headers: { cookie: `tmd_session=${value}` } });
+      assert.equal(res.status, 401, `${value}: ${res.text}`);
+      assert.equal(res.json.code, 'invalid_session', value);
+      assert.match(res.headers.get('set-cookie') ?? '', /^tmd_session=; .*Max-Age=0/);
+    }
+    assert.equal((await server.request('GET', '/api/v1/me', { headers: bearer(key) })).status, 200);
+  });
+
   test('issuance and login read no credential: an expired key sent along does not stop them', async () => {
     const expired = await sandboxKey(server, '203.0.113.78');
     server.clock.advance(73 * HOUR);

@@ -128,6 +128,17 @@ describe('export', () => {
     }
   });
 
+  test('an Accept that admits neither NDJSON nor CSV is 406 before the charge', async () => {
+    const pro = await operatorAccount(server, { pkg: 'pro' });
+    const before = await server.deps.store.auditLedger();
+    const res = await server.request('GET', `/api/v1/export/${H15}`, {
+      headers: { ...bearer(pro.key), accept: 'application/json' },
+    });
+    assert.equal(res.status, 406, res.text);
+    assert.equal(res.json.code, 'not_acceptable');
+    assert.equal((await server.deps.store.auditLedger()).entries, before.entries, 'nothing charged');
+  });
+
   test('sample data exports too, marked as sample; a small dataset is one block', async () => {
     const partner = await operatorAccount(server, { pkg: 'partner' });
     const res = await server.request('GET', '/api/v1/export/cftc/legacy_futures-facts', {

@@ -100,10 +100,14 @@ describe('protocol faults are JSON-RPC errors', () => {
     assert.equal(res.json.error.code, -32000);
   });
 
-  test('a client that accepts neither JSON nor SSE: 406', async () => {
-    const res = await rpc(server, { ...bearer(key), accept: 'text/html' }, read({}));
-    assert.equal(res.status, 406);
-    assert.equal(res.json.error.code, -32000);
+  test('a client that does not accept JSON (SSE alone included): 406 naming what to send', async () => {
+    for (const accept of ['text/html', 'text/event-stream']) {
+      const res = await rpc(server, { ...bearer(key), accept }, read({}));
+      assert.equal(res.status, 406, accept);
+      assert.equal(res.json.error.code, -32000);
+      assert.equal(res.json.error.data.code, 'not_acceptable');
+      assert.match(res.json.error.message, /send Accept: application\/json/);
+    }
   });
 
   for (const method of ['GET', 'DELETE']) {

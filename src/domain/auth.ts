@@ -13,6 +13,9 @@ export interface PresentedCredential {
 
 const jwtShape = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+/** Whether a token has the shape of a session JWT (three base64url parts, of a sane length). */
+export const looksLikeSession = (token: string): boolean => token.length < 4096 && jwtShape.test(token);
+
 export class Authenticator {
   readonly #store: Store;
   readonly #sessions: Sessions;
@@ -28,7 +31,7 @@ export class Authenticator {
 
   async authenticate(token: string, channel: Channel): Promise<Caller> {
     if (token.startsWith('tmd_')) return this.#byKey(token, channel);
-    if (jwtShape.test(token) && token.length < 4096) return this.#bySession(token, channel);
+    if (looksLikeSession(token)) return this.#bySession(token, channel);
     throw new AppError('invalid_key', 'The key is not a valid key of this service.');
   }
 

@@ -39,6 +39,22 @@ export type TypedApp = FastifyInstance<
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+/**
+ * Whether the query string has a %-escape that is malformed or not UTF-8. The query parser decodes such
+ * an escape leniently (as the literal text, or U+FFFD), which would read, and charge, for a filter value
+ * the client never meant; the router already refuses the same in the path.
+ */
+function brokenQueryEscape(url: string): boolean {
+  const start = url.indexOf('?');
+  if (start < 0 || url.indexOf('%', start) < 0) return false;
+  try {
+    decodeURIComponent(url.slice(start + 1));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 export interface AppOptions {
   logger?: boolean | { level: string };
 }
@@ -79,6 +95,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
   });
 
+  // Bodies are JSON only: Fastify's default text/plain parser would hand a string to the schema (a 400
+  // about the body's shape) where the media type is the fault (415).
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built by the handlers from typed values; the zod response schemas document them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -87,6 +106,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (brokenQueryEscape(request.url)) {
+      throw new AppError(
+        'invalid_request',
+        'The query string holds a broken %-escape (a % not followed by two hex digits, or bytes that are not UTF-8).',
+      );
+    }
     // Routes without a declared mode still identify a presented credential, so a keyed caller is
     // limited as itself (and skips the IP fence where DECISIONS says so) on free routes too.
     // No route (404, 405): nothing to authorise, so no credential is read (an admin token sent to a

@@ -1,5 +1,6 @@
 /** Authentication at the edge of every route that declares `config.auth`. */
 import type { FastifyRequest } from 'fastify';
+import { looksLikeSession } from '../domain/auth.ts';
 import type { Caller, CredentialKind } from '../domain/caller.ts';
 import type { Channel } from '../domain/pricing.ts';
 import { AppError } from '../errors.ts';
@@ -64,7 +65,9 @@ export function presentedCredential(
   const apiKey = request.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey.length > 0) return { token: apiKey.trim(), fromCookie: false };
   const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
-  return cookie === undefined ? undefined : { token: cookie, fromCookie: true };
+  if (cookie === undefined) return undefined;
+  // The cookie holds a session only: anything else in it (a key included) is a malformed cookie.
+  return { token: cookie !== null && looksLikeSession(cookie) ? cookie : null, fromCookie: true };
 }
 
 export function unauthenticated(error: AppError): AppError {

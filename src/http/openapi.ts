@@ -132,7 +132,9 @@ function mcpPathItem(): Record<string, Json> {
         ),
         401: edgeProblem(edge.required, 401, 'The credential, refused before MCP runs.'),
         403: rpcError('the Host or Origin header names a host this service does not answer for.'),
-        406: rpcError('Accept admits neither application/json nor text/event-stream.'),
+        406: rpcError(
+          'Accept admits no JSON (-32000, not_acceptable); text/event-stream alone is not enough.',
+        ),
         413: rpcError('the body is larger than 64 KiB (-32000, payload_too_large).'),
         415: rpcError('the body is not application/json (-32000, unsupported_media_type).'),
         429: edgeProblem(

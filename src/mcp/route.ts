@@ -546,6 +546,17 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
     scope.post(MCP_PATH, { config: { auth: 'required', channel: 'mcp' } }, async (request, reply) => {
       const caller = request.caller;
       if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
+      if (!acceptsJson(request.headers.accept)) {
+        // Every answer here is JSON (an SSE stream only acknowledges subscriptions/listen).
+        return sendRpcError(
+          reply,
+          406,
+          null,
+          -32000,
+          'Not Acceptable: answers are application/json; send Accept: application/json (text/event-stream may be listed too).',
+          { code: 'not_acceptable', request_id: request.id },
+        );
+      }
       const body = request.body;
       if (Array.isArray(body)) {
         // One message per POST keeps "one HTTP request, one call" exact for the per-key limits.

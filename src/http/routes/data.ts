@@ -8,6 +8,7 @@ import { costHeaders, type Metered } from '../../domain/metering.ts';
 import type { Pricing } from '../../domain/pricing.ts';
 import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { AppError } from '../../errors.ts';
+import { admits, assertAcceptable } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
 import { edge, problems, tokens } from '../schemas.ts';
 
@@ -90,8 +91,8 @@ export function readParamsFromQuery(query: ReadQuery): ReadParams {
 
 function wantsCsv(request: FastifyRequest, format: string | undefined): boolean {
   if (format !== undefined) return format === 'csv';
-  const accept = request.headers.accept ?? '';
-  return /\btext\/csv\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);
+  const accept = request.headers.accept;
+  return admits(accept, 'text/csv') && !admits(accept, 'application/json');
 }
 
 /** The `meta` of a JSON read, shared by REST and the MCP read_dataset tool. */
@@ -209,6 +210,7 @@ export function registerDataRoutes(app: TypedApp, deps: Deps): void {
             'insufficient_tokens',
             'spending_cap_reached',
             'dataset_not_found',
+            'not_acceptable',
           ),
         },
       },
@@ -229,6 +231,8 @@ export function registerDataRoutes(app: TypedApp, deps: Deps): void {
           errors: [{ path: 'format', message: 'must be json or csv' }],
         });
       }
+      // format= chooses; without it, Accept does, and one that admits neither type is refused unpaid.
+      if (format === undefined) assertAcceptable(request.headers.accept, ['application/json', 'text/csv']);
       const csv = wantsCsv(request, format);
       const result = await deps.reads.read(caller, request.id, key, params, { as: csv ? 'csv' : 'json' });
       return sendRead(deps, reply, result, csv);

@@ -7,6 +7,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { DataExports, EXPORT_ROWS_PER_UNIT } from '../../domain/export.ts';
 import { costHeaders } from '../../domain/metering.ts';
 import { projectRow, storedCsvLines } from '../../domain/reads.ts';
+import { admits, assertAcceptable } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
 import { edge, problems } from '../schemas.ts';
 
@@ -51,6 +52,7 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
             'spending_cap_reached',
             'forbidden',
             'dataset_not_found',
+            'not_acceptable',
           ),
         },
       },
@@ -59,7 +61,11 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
       const caller = request.caller as Caller;
       const format = request.query.format;
       const accept = request.headers.accept ?? '';
-      const csv = format === undefined ? /\btext\/csv\b/i.test(accept) : format === 'csv';
+      if (format === undefined) assertAcceptable(accept, ['application/x-ndjson', 'text/csv']);
+      const csv =
+        format === undefined
+          ? admits(accept, 'text/csv') && !admits(accept, 'application/x-ndjson')
+          : format === 'csv';
       const started = await exports.start(
         caller,
         request.id,

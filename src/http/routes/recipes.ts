@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { costHeaders } from '../../domain/metering.ts';
 import { recipes } from '../../domain/recipes.ts';
 import { AppError } from '../../errors.ts';
+import { assertAcceptable } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
 import { edge, problems } from '../schemas.ts';
 
@@ -77,6 +78,7 @@ export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
             'insufficient_tokens',
             'spending_cap_reached',
             'recipe_not_found',
+            'not_acceptable',
           ),
         },
       },
@@ -84,6 +86,7 @@ export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
     async (request, reply) => {
       const caller = request.caller;
       if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
+      assertAcceptable(request.headers.accept, ['application/json']);
       const result = await deps.recipes.run(caller, request.id, request.params.name, {
         tz: request.query.tz,
       });
