@@ -132,7 +132,8 @@ export const serviceFileSchema = z
         failures_per_ip: z.int().positive(),
         window_minutes: z.int().positive(),
       }),
-      slot_lease_seconds: z.int().positive(),
+      // Renewed once a second from half the lease on (src/limits/held-slots.ts): a few seconds at least.
+      slot_lease_seconds: z.int().min(5),
     }),
     early_bird: z.strictObject({ cohort_cutoff: z.iso.datetime() }),
     quote_source_domains: z.array(z.string().regex(/^[a-z0-9-]+$/)).length(2),

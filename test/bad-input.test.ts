@@ -93,6 +93,18 @@ test('Accept: a read is refused with 406 before it is charged when it admits nei
   assert.match(ranges.headers.get('content-type') ?? '', /^text\/csv/, 'text/* admits CSV, not JSON');
   const browser = await withAccept('text/html,application/xhtml+xml,*/*;q=0.8');
   assert.match(browser.headers.get('content-type') ?? '', /^application\/json/, 'any type: JSON');
+  for (const [accept, type] of [
+    ['text/csv;q=0, text/*', 406],
+    ['application/json;q=0, text/csv;q=0, */*', 406],
+    ['*/*, application/json;q=0', 'text/csv'],
+    ['text/csv, application/json;q=0.5', 'text/csv'],
+    ['application/json, text/plain, */*', 'application/json'],
+    ['TEXT/CSV; charset=utf-8', 'text/csv'],
+  ] as const) {
+    const res = await withAccept(accept);
+    if (type === 406) assert.equal(res.status, 406, `${accept}: the most specific range decides`);
+    else assert.match(res.headers.get('content-type') ?? '', new RegExp(`^${type}`), accept);
+  }
   const chosen = await withAccept('application/json', `${read}?limit=1&format=csv`);
   assert.equal(chosen.status, 200, 'format= chooses over Accept');
   assert.match(chosen.headers.get('content-type') ?? '', /^text\/csv/);
@@ -152,6 +164,14 @@ test('bodies: malformed JSON 400, oversized 413, wrong media type 415, unknown r
   assert.equal(after.wallets, before.wallets);
   const health = await server.request('GET', '/healthz');
   assert.equal(health.status, 200, 'server still up');
+});
+
+test("an empty text/plain body (a browser's fetch with body '') is no body, not a 415", async () => {
+  const empty = await server.request('POST', '/api/v1/auth/sandbox', {
+    raw: '',
+    headers: { 'content-type': 'text/plain;charset=UTF-8', 'x-forwarded-for': '198.51.100.201' },
+  });
+  assert.equal(empty.status, 201, empty.text);
 });
 
 test('HEAD of a metered read is not routed and burns nothing', async () => {

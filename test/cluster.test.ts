@@ -15,7 +15,7 @@ const skip = 'skip' in db ? db.skip : 'skip' in redis ? redis.skip : false;
 
 const COST_1 = 'system/api-usage';
 const P0 = 'equities/stock-prices';
-const LEASE_S = 3;
+const LEASE_S = 5;
 
 describe('three nodes sharing PostgreSQL and Redis', { skip }, () => {
   let cluster: Cluster;
@@ -127,7 +127,7 @@ describe('three nodes sharing PostgreSQL and Redis', { skip }, () => {
     }
     assert.equal(maxInFlight, 10, 'Redis never held more than 10 slots for the key');
     // A node releases a slot once it has sent the response, a moment after the client has it: wait for
-    // that (well within the 3 s lease, which would free a forgotten slot too) rather than race it.
+    // that (well within the 5 s lease, which would free a forgotten slot too) rather than race it.
     let held = -1;
     for (const deadline = Date.now() + 500; Date.now() < deadline; await sleep(5)) {
       held = await (redis as TestRedis).client.zcount(slotKey, `(${Date.now()}`, '+inf');

@@ -4,6 +4,9 @@ import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceFile } from '../src/config.ts';
 import { LOGIN_GUESSES_PER_IP } from '../src/domain/credentials.ts';
+import { HeldSlots } from '../src/limits/held-slots.ts';
+import { MemoryLimiter } from '../src/limits/memory-limiter.ts';
+import type { Limiter } from '../src/limits/port.ts';
 import type { Store } from '../src/store/port.ts';
 import {
   assertLedgerBalanced,
@@ -483,6 +486,46 @@ describe('in-flight slot leases', () => {
     } finally {
       gate?.resolve();
       await server.close();
+    }
+  });
+});
+
+describe('HeldSlots', () => {
+  test('a renewal that fails is tried again on the next tick, not half a lease later', async () => {
+    const limiter = new MemoryLimiter();
+    let failures = 1;
+    const flaky = new Proxy(limiter, {
+      get(target, property, receiver) {
+        if (property === 'renew') {
+          return async (...args: Parameters<Limiter['renew']>) => {
+            if (failures-- > 0) throw new Error('Redis went away for a moment');
+            return target.renew(...args);
+          };
+        }
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    let now = Date.parse('2026-11-21T15:00:00Z');
+    const errors: unknown[] = [];
+    const slots = new HeldSlots(
+      flaky,
+      () => now,
+      (error) => errors.push(error),
+    );
+    try {
+      const lease = 10_000;
+      const taken = await limiter.admit({ now, windows: [], slot: { key: 'k', max: 1, leaseMs: lease } });
+      assert.ok(taken.allowed && taken.slotId);
+      slots.hold('k', taken.slotId, lease, now);
+      const takenAt = now;
+      now += 6000;
+      for (let i = 0; i < 40 && (await limiter.inFlight('k', takenAt + 12_000)) === 0; i++) await sleep(100);
+      assert.equal(errors.length, 1, 'the first renewal failed');
+      assert.equal(await limiter.inFlight('k', takenAt + 12_000), 1, 'the retry a second later renewed it');
+      assert.equal(slots.size, 1);
+    } finally {
+      slots.close();
     }
   });
 });

@@ -110,6 +110,14 @@ describe('protocol faults are JSON-RPC errors', () => {
     }
   });
 
+  test('HEAD and OPTIONS answer 405 naming POST only', async () => {
+    for (const method of ['HEAD', 'OPTIONS']) {
+      const res = await server.request(method, MCP_PATH, { headers: bearer(key) });
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.get('allow'), 'POST', method);
+    }
+  });
+
   for (const method of ['GET', 'DELETE']) {
     test(`${method} answers 405 (the endpoint is stateless: no SSE stream, no session to end)`, async () => {
       const res = await server.request(method, MCP_PATH, { headers: bearer(key) });

@@ -145,7 +145,7 @@ test('every error response of a REST operation is application/problem+json namin
     assert.ok(problem.properties[extra], extra);
 });
 
-test('every status a refused, a missing or a fenced credential gets is documented for the route', async () => {
+test('every status a broken query, a refused, a missing or a fenced credential gets is documented for the route', async () => {
   const doc = await openapi();
   // One request a minute per client address: the second from an address is past the IP fence.
   const fenced = await startServer({
@@ -161,6 +161,7 @@ test('every status a refused, a missing or a fenced credential gets is documente
       const url = path.replace(/\{[^}]+\}/g, 'x');
       const anonymous = address();
       const answers = [
+        await fenced.request(method, `${url}?x=%zz`, { headers: address() }),
         await fenced.request(method, url, {
           headers: { ...address(), authorization: 'Bearer tmd_live_not-a-key' },
         }),
@@ -169,7 +170,8 @@ test('every status a refused, a missing or a fenced credential gets is documente
       ];
       const where = `${method} ${path}`;
       for (const res of answers) assertDocumented(op, res, where);
-      if (path !== '/healthz' && path !== '/readyz') assert.equal(answers[2]?.status, 429, where);
+      assert.equal(answers[0]?.status, 400, `${where}: a broken %-escape in the query`);
+      if (path !== '/healthz' && path !== '/readyz') assert.equal(answers[3]?.status, 429, where);
     }
   } finally {
     await fenced.close();
@@ -221,7 +223,7 @@ test('the MCP endpoint documents its JSON-RPC answers, 202, 401 problem+json and
   assert.ok(post.responses['429']?.headers?.['Retry-After']);
   assert.equal(post.responses['202']?.content, undefined);
   for (const method of ['get', 'delete']) {
-    assert.deepEqual(Object.keys(item[method].responses), ['405', '429'], method);
+    assert.deepEqual(Object.keys(item[method].responses), ['400', '403', '405', '429'], method);
     assert.ok(item[method].responses['405'].headers.Allow, method);
   }
 

@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, {
+  errorCodes,
   type FastifyBaseLogger,
   type FastifyInstance,
   type RawReplyDefaultExpression,
@@ -95,9 +96,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
   });
 
-  // Bodies are JSON only: Fastify's default text/plain parser would hand a string to the schema (a 400
-  // about the body's shape) where the media type is the fault (415).
+  // Bodies are JSON only. Fastify's default text/plain parser would hand a string to the schema (a 400
+  // about the body's shape) where the media type is the fault: 415. An empty text/plain body (what a
+  // browser's fetch sends with body '') is no body, as on the routes whose body is optional.
   app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') done(null, undefined);
+    else done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE('text/plain'), undefined);
+  });
   app.setValidatorCompiler(validatorCompiler);
   // Responses are built by the handlers from typed values; the zod response schemas document them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

@@ -43,13 +43,20 @@ export const documentedHeaders = {
   'X-Data-Sample': header('`true` when the rows are generated sample data, not imported real data.'),
   'X-Export-Rows': header('Rows in the export, which its charge is for.', 'integer'),
   'Idempotent-Replayed': header('`true` when a repeated Idempotency-Key returned the first entry.'),
+  'Content-Disposition': header('An attachment named after the dataset, e.g. `macro_fed-h15-series.ndjson`.'),
+  'Set-Cookie': header('The `tmd_session` cookie: set at login, cleared (`Max-Age=0`) at logout.'),
+  'Set-Cookie (401)': header(
+    'Sent when the refused credential was a `tmd_session` cookie: clears it (`Max-Age=0`).',
+  ),
 };
 
-/** Headers of an operation's 200 beyond the common ones. */
+/** Headers of an operation's success (2xx) beyond the common ones. */
 const okHeaders: Record<string, (keyof typeof documentedHeaders)[]> = {
   readDataset: ['X-Next-Cursor', 'X-Data-Sample'],
-  exportDataset: ['X-Export-Rows', 'X-Data-Sample'],
+  exportDataset: ['X-Export-Rows', 'X-Data-Sample', 'Content-Disposition'],
   adminCreditTokens: ['Idempotent-Replayed'],
+  login: ['Set-Cookie'],
+  logout: ['Set-Cookie'],
 };
 
 const jsonRpcMessage = {
@@ -104,6 +111,8 @@ function mcpPathItem(): Record<string, Json> {
     summary: 'Not served: the endpoint is stateless, so there is no stream to open and no session to end',
     tags: ['mcp'],
     responses: {
+      400: edgeProblem(edge.none, 400, 'A broken %-escape in the query string.'),
+      403: rpcError('the Host or Origin header names a host this service does not answer for.'),
       405: rpcError('POST one message per request (-32000, method_not_allowed).'),
       429: edgeProblem(edge.none, 429, 'The IP fence.'),
     },
@@ -127,9 +136,14 @@ function mcpPathItem(): Record<string, Json> {
           },
         },
         202: { description: 'A notification or a posted response: accepted, no body.' },
-        400: rpcError(
-          'the body is not JSON (-32700), not one valid message, a batch (-32600), or the MCP headers disagree with it.',
-        ),
+        400: {
+          description:
+            'JSON-RPC error: the body is not JSON (-32700), not one valid message, a batch (-32600), or the MCP headers disagree with it. Problem details (invalid_request): a broken %-escape in the query string, refused before MCP runs.',
+          content: {
+            'application/json': { schema: jsonRpcResponse },
+            'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+          },
+        },
         401: edgeProblem(edge.required, 401, 'The credential, refused before MCP runs.'),
         403: rpcError('the Host or Origin header names a host this service does not answer for.'),
         406: rpcError(
@@ -150,6 +164,8 @@ function mcpPathItem(): Record<string, Json> {
     delete: refused,
     put: refused,
     patch: refused,
+    head: refused,
+    options: refused,
   };
 }
 
@@ -167,9 +183,9 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
           headers['RateLimit-Policy'] = documentedHeaders['RateLimit-Policy'];
           headers.RateLimit = documentedHeaders.RateLimit;
         }
-        if (status === '200') {
+        if (status.startsWith('2')) {
           const names = [
-            ...(meteredOperations.has(id)
+            ...(meteredOperations.has(id) && status === '200'
               ? (['X-Token-Cost', 'X-Request-Tokens', 'X-Request-Cost-EUR', 'X-Credits-Remaining'] as const)
               : []),
             ...(okHeaders[id] ?? []),
@@ -177,7 +193,10 @@ export function transformObject(input: Parameters<typeof jsonSchemaTransformObje
           for (const name of names) headers[name] = documentedHeaders[name];
         }
         if (status === '429') headers['Retry-After'] = documentedHeaders['Retry-After'];
-        if (status === '401') headers['WWW-Authenticate'] = documentedHeaders['WWW-Authenticate'];
+        if (status === '401') {
+          headers['WWW-Authenticate'] = documentedHeaders['WWW-Authenticate'];
+          headers['Set-Cookie'] = documentedHeaders['Set-Cookie (401)'];
+        }
         if (status === '405') headers.Allow = documentedHeaders.Allow;
         response.headers = { ...((response.headers as Json | undefined) ?? {}), ...headers };
       }

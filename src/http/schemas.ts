@@ -32,16 +32,23 @@ const limitCodes = ['rate_limited', 'daily_limit', 'concurrency_limit', 'ip_fenc
 const credentialCodes = ['invalid_key', 'key_expired', 'key_revoked', 'invalid_session'] as const;
 
 /**
- * What the app's onRequest hook can refuse before a handler runs, by the route's `config.auth`: each
- * route lists the group of its mode beside its own codes.
+ * What the app's onRequest hook can refuse before a handler runs, by the route's `config.auth` (a
+ * broken %-escape in the query, then the credential, then the limits): each route lists the group of
+ * its mode beside its own codes.
  */
 export const edge = {
   /** No credential is read: the limits see an anonymous request, which only the IP fence limits. */
-  none: ['ip_fence'],
+  none: ['invalid_request', 'ip_fence'],
   /** A presented credential is checked (a ledger lookup) and its caller limited as itself. */
-  optional: [...credentialCodes, 'service_unavailable', ...limitCodes],
+  optional: ['invalid_request', ...credentialCodes, 'service_unavailable', ...limitCodes],
   /** As optional, and a request without a credential is a 401. */
-  required: ['missing_credentials', ...credentialCodes, 'service_unavailable', ...limitCodes],
+  required: [
+    'invalid_request',
+    'missing_credentials',
+    ...credentialCodes,
+    'service_unavailable',
+    ...limitCodes,
+  ],
 } as const satisfies Record<AuthMode, readonly ErrorCode[]>;
 
 /** What reading a request body can refuse, on every route whose method takes one (all but GET). */

@@ -3,7 +3,8 @@
  * (`limits.slot_lease_seconds`) so that a node that dies cannot hold it forever; a request that
  * outlives the lease (a long export to a slow client) would otherwise lose its slot mid-stream and let
  * the caller start more requests than its limit. Once a second, every slot held for half its lease
- * since it was taken or last renewed is renewed for a full lease.
+ * since it was taken or last renewed is renewed for a full lease; a renewal that fails (Redis away for
+ * a moment) is tried again each second while the other half of the lease lasts.
  */
 import type { Limiter } from './port.ts';
 
@@ -15,6 +16,7 @@ export interface HeldSlot {
 interface Lease extends HeldSlot {
   leaseMs: number;
   renewAt: number;
+  renewing: boolean;
 }
 
 const TICK_MS = 1000;
@@ -36,7 +38,7 @@ export class HeldSlots {
 
   /** Records a slot just taken at `takenAt`; `release` gives it back. */
   hold(key: string, id: string, leaseMs: number, takenAt: number): HeldSlot {
-    const lease: Lease = { key, id, leaseMs, renewAt: takenAt + leaseMs / 2 };
+    const lease: Lease = { key, id, leaseMs, renewAt: takenAt + leaseMs / 2, renewing: false };
     this.#held.add(lease);
     return lease;
   }
@@ -56,17 +58,26 @@ export class HeldSlots {
     if (this.#held.size === 0) return;
     const now = this.#now();
     for (const lease of this.#held) {
-      if (now < lease.renewAt) continue;
-      lease.renewAt = now + lease.leaseMs / 2;
-      this.#limiter.renew(lease.key, lease.id, lease.leaseMs, now).then(
-        (renewed) => {
-          // Run out already (the node stalled past its lease): it may be counted as free elsewhere.
-          if (renewed) return;
-          this.#held.delete(lease);
-          this.#onError(new Error('the slot lease had run out before it was renewed'), lease);
-        },
-        (error: unknown) => this.#onError(error, lease),
-      );
+      if (now < lease.renewAt || lease.renewing) continue;
+      lease.renewing = true;
+      this.#limiter
+        .renew(lease.key, lease.id, lease.leaseMs, now)
+        .then(
+          (renewed) => {
+            if (renewed) {
+              lease.renewAt = now + lease.leaseMs / 2;
+              return;
+            }
+            // Run out already (the node stalled past its lease): it may be counted as free elsewhere.
+            this.#held.delete(lease);
+            this.#onError(new Error('the slot lease had run out before it was renewed'), lease);
+          },
+          // Still due: tried again on the next tick, while half the lease is left.
+          (error: unknown) => this.#onError(error, lease),
+        )
+        .finally(() => {
+          lease.renewing = false;
+        });
     }
   }
 

@@ -17,6 +17,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { admits } from '../http/accept.ts';
 
 /** A JSON-RPC error outside any request (id null), as the SDK transport writes it. */
 interface RpcFault {
@@ -71,7 +72,7 @@ class ExchangeTransport implements Transport {
 
 /** Every answer here is JSON; a client that accepts JSON (curl's `*\/*` included) need not also list SSE. */
 export function acceptsJson(accept: string | undefined): boolean {
-  return !accept || /application\/json|application\/\*|\*\/\*/i.test(accept);
+  return admits(accept, 'application/json');
 }
 
 const rpcError = (status: 400 | 406, code: number, message: string): LegacyAnswer => ({

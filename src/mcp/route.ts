@@ -574,7 +574,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
     });
 
     scope.route({
-      method: ['GET', 'DELETE', 'PUT', 'PATCH'],
+      method: ['GET', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'],
       url: MCP_PATH,
       config: { auth: 'none' },
       handler: (request, reply) =>

@@ -8,7 +8,7 @@ import { costHeaders, type Metered } from '../../domain/metering.ts';
 import type { Pricing } from '../../domain/pricing.ts';
 import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { AppError } from '../../errors.ts';
-import { admits, assertAcceptable } from '../accept.ts';
+import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
 import { edge, problems, tokens } from '../schemas.ts';
 
@@ -89,10 +89,10 @@ export function readParamsFromQuery(query: ReadQuery): ReadParams {
   };
 }
 
+/** format= chooses; without it, Accept does, and one that admits neither type is refused unpaid (406). */
 function wantsCsv(request: FastifyRequest, format: string | undefined): boolean {
   if (format !== undefined) return format === 'csv';
-  const accept = request.headers.accept;
-  return admits(accept, 'text/csv') && !admits(accept, 'application/json');
+  return chooseType(request.headers.accept, ['application/json', 'text/csv']) === 'text/csv';
 }
 
 /** The `meta` of a JSON read, shared by REST and the MCP read_dataset tool. */
@@ -231,8 +231,6 @@ export function registerDataRoutes(app: TypedApp, deps: Deps): void {
           errors: [{ path: 'format', message: 'must be json or csv' }],
         });
       }
-      // format= chooses; without it, Accept does, and one that admits neither type is refused unpaid.
-      if (format === undefined) assertAcceptable(request.headers.accept, ['application/json', 'text/csv']);
       const csv = wantsCsv(request, format);
       const result = await deps.reads.read(caller, request.id, key, params, { as: csv ? 'csv' : 'json' });
       return sendRead(deps, reply, result, csv);

@@ -7,7 +7,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { DataExports, EXPORT_ROWS_PER_UNIT } from '../../domain/export.ts';
 import { costHeaders } from '../../domain/metering.ts';
 import { projectRow, storedCsvLines } from '../../domain/reads.ts';
-import { admits, assertAcceptable } from '../accept.ts';
+import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
 import { edge, problems } from '../schemas.ts';
 
@@ -61,10 +61,9 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
       const caller = request.caller as Caller;
       const format = request.query.format;
       const accept = request.headers.accept ?? '';
-      if (format === undefined) assertAcceptable(accept, ['application/x-ndjson', 'text/csv']);
       const csv =
         format === undefined
-          ? admits(accept, 'text/csv') && !admits(accept, 'application/x-ndjson')
+          ? chooseType(accept, ['application/x-ndjson', 'text/csv']) === 'text/csv'
           : format === 'csv';
       const started = await exports.start(
         caller,

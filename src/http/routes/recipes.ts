@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { costHeaders } from '../../domain/metering.ts';
 import { recipes } from '../../domain/recipes.ts';
 import { AppError } from '../../errors.ts';
-import { assertAcceptable } from '../accept.ts';
+import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
 import { edge, problems } from '../schemas.ts';
 
@@ -86,7 +86,7 @@ export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
     async (request, reply) => {
       const caller = request.caller;
       if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
-      assertAcceptable(request.headers.accept, ['application/json']);
+      chooseType(request.headers.accept, ['application/json']);
       const result = await deps.recipes.run(caller, request.id, request.params.name, {
         tz: request.query.tz,
       });
