@@ -42,6 +42,10 @@ const connections = Number(args.get('connections') ?? 16);
 const heavy = Number(args.get('heavy') ?? (backend === 'postgres' ? 64 : 0));
 const dataset = args.get('dataset') ?? 'equities/stock-prices';
 const limit = Number(args.get('limit') ?? 100);
+// --wallets=N: the metered load also runs (line a*) with N customers, each its own account, wallet and key,
+// taking turns request by request: the debits of different wallets share a group commit, where one
+// wallet's wait for the batch in flight (see PostgresStore) and its per-key limits are one customer's.
+const wallets = Number(args.get('wallets') ?? 1);
 
 const dir = mkdtempSync(join(tmpdir(), 'tmd-bench-'));
 // The limiter stays in the path; its limits are raised so the load is measured, not refused.
@@ -82,13 +86,13 @@ const baseEnv = {
   PORT: '0',
 };
 
-async function provision(): Promise<string> {
+async function provision(n = 0): Promise<string> {
   const deps = await buildDeps({ env: parseEnv(baseEnv) });
   const now = Date.now();
   const account = await deps.store.createAccount(
     {
       id: newId('acc'),
-      email: 'bench@example.com',
+      email: `bench${n}@example.com`,
       passwordHash: null,
       walletId: newId('wal'),
       createdAt: now,
@@ -169,8 +173,24 @@ async function load(
   request: Pick<McpLoad, 'method' | 'body'> | null = null,
   pid?: number,
   clients = connections,
+  keys: readonly string[] = [],
 ): Promise<Figures> {
-  const options = { url, headers, connections: clients, ...(request ?? {}) };
+  let turn = 0;
+  // Several keys: each request takes the next one.
+  const rotate =
+    keys.length > 1
+      ? {
+          requests: [
+            {
+              setupRequest: (req: autocannon.Request) => {
+                turn = (turn + 1) % keys.length;
+                return { ...req, headers: { ...req.headers, authorization: `Bearer ${keys[turn]}` } };
+              },
+            },
+          ],
+        }
+      : {};
+  const options = { url, headers, connections: clients, ...(request ?? {}), ...rotate };
   const warm = await autocannon({ ...options, duration: 1 });
   const cpuBefore = cpuMicros(pid);
   const serversBefore = serverCpu();
@@ -223,6 +243,8 @@ function summarise(runs: Figures[]): Figures {
 }
 
 const key = await provision();
+const customerKeys: string[] = [];
+if (wallets > 1) for (let n = 1; n <= wallets; n++) customerKeys.push(await provision(n));
 const mcpKey = await provisionMcpKey(parseEnv(baseEnv));
 const loads = mcpLoads(mcpKey.key, dataset, limit);
 const service = await startChild('bench/serve-service.ts');
@@ -234,11 +256,15 @@ const meteredRuns: Figures[] = [];
 const bareRuns: Figures[] = [];
 const heavyMeteredRuns: Figures[] = [];
 const heavyBareRuns: Figures[] = [];
+const customerRuns: Figures[] = [];
 const mcpRuns: Figures[][] = loads.map(() => []);
 const mcpUrl = `http://127.0.0.1:${service.port}/mcp/jsonrpc`;
 for (let round = 0; round < rounds; round++) {
   meteredRuns.push(await load(meteredUrl, { authorization: `Bearer ${key}` }, null, service.child.pid));
   bareRuns.push(await load(bareUrl, {}, null, bare.child.pid));
+  if (customerKeys.length > 0) {
+    customerRuns.push(await load(meteredUrl, {}, null, service.child.pid, connections, customerKeys));
+  }
   if (heavy > 0) {
     heavyMeteredRuns.push(
       await load(meteredUrl, { authorization: `Bearer ${key}` }, null, service.child.pid, heavy),
@@ -283,6 +309,13 @@ function report(meteredFigures: Figures, bareFigures: Figures, clients: number):
   }
 }
 report(metered, baseline, connections);
+if (customerRuns.length > 0) {
+  const customers = summarise(customerRuns);
+  console.log(line(`(a*) metered, ${wallets} wallets`, customers));
+  console.log(
+    `ratio a*/b at ${connections} connections: ${(customers.rps / baseline.rps).toFixed(3)}; cpu per request, µs: service ${us(customers.cpuUs)}${backend === 'postgres' ? `, postgres ${us(customers.postgresUs)}, redis ${us(customers.redisUs)}` : ''}`,
+  );
+}
 if (heavy > 0) {
   console.log(`the same at ${heavy} connections:`);
   report(summarise(heavyMeteredRuns), summarise(heavyBareRuns), heavy);
