@@ -1,6 +1,9 @@
 /** Bad input gets a clear 4xx problem, changes nothing in the ledger, and the server stays up. */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
+import { maskCredentials } from '../src/http/app.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -212,4 +215,61 @@ test('GET /metrics: Prometheus text with the limiter metrics, at 0 with in-proce
   assert.match(res.text, /^# TYPE tmd_limiter_degraded gauge\ntmd_limiter_degraded 0$/m);
   assert.match(res.text, /^tmd_limiter_fallback_transitions_total 0$/m);
   assert.match(res.text, /^tmd_limiter_local_decisions_total 0$/m);
+});
+
+test('a request whose body never ends is cut off after REQUEST_TIMEOUT_MS (it would hold a socket for good)', async () => {
+  const slow = await startServer({ env: { REQUEST_TIMEOUT_MS: '1000' } });
+  try {
+    const port = new URL(slow.url).port;
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    const closed = new Promise<number>((resolve) => {
+      const started = Date.now();
+      socket.on('close', () => resolve(Date.now() - started));
+    });
+    socket.write(
+      'POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{',
+    );
+    const after = await closed;
+    assert.match(answer, /^HTTP\/1\.1 408/, answer);
+    assert.ok(after >= 900 && after < 5000, `closed after ${after} ms`);
+  } finally {
+    await slow.close();
+  }
+});
+
+test('the SQLite statement cache is bounded: filters with ever new numbers of values do not grow it', async () => {
+  const store = new SqliteStore(':memory:');
+  try {
+    await store.migrate();
+    for (let n = 1; n <= 400; n++) {
+      const values = Array.from({ length: n % 100 }, (_, i) => `V${i}`);
+      const other = Array.from({ length: Math.floor(n / 100) + 1 }, (_, i) => `W${i}`);
+      await store.queryRows({ dataset: 'x/y', filters: { a: values, b: other }, descending: true, limit: 1 });
+    }
+    assert.ok(store.cachedStatements <= 256, `${store.cachedStatements} statements cached`);
+  } finally {
+    await store.close();
+  }
+});
+
+test('request logs mask anything shaped like a key or a session JWT in the URL', () => {
+  const key = `tmd_live_${'A'.repeat(43)}`;
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
+  const masked = maskCredentials(`/api/v1/data/x/y?api_key=${key}&t=${jwt}&symbol=AAPL`);
+  assert.equal(masked, '/api/v1/data/x/y?api_key=tmd_live_[redacted]&t=[redacted-jwt]&symbol=AAPL');
+});
+
+test('a key name or a memo with a control character is a 400, not a stored NUL', async () => {
+  const wallet = await walletAccount(server, 0);
+  const res = await server.request('POST', '/api/v1/keys', {
+    headers: bearer(wallet.session),
+    body: { name: 'a\u0000b' },
+  });
+  assert.equal(res.status, 400, res.text);
+  assert.equal(res.json.code, 'invalid_request');
+  assert.match(JSON.stringify(res.json.errors), /control characters/);
 });

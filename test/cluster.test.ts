@@ -102,7 +102,7 @@ describe('three nodes sharing PostgreSQL and Redis', { skip }, () => {
       '203.0.113.7',
     );
     const key = registered.secret;
-    const slotKey = `${(redis as TestRedis).prefix}slot:key:${registered.record.id}`;
+    const slotKey = `${(redis as TestRedis).prefix}slot:acct:${registered.account.id}`;
     for (const node of [0, 1, 2]) assert.equal((await get(url(node, P0), key)).status, 200, 'warm-up');
     // Each read now takes at least two slowed database round trips: all 24 requests below are
     // admitted or refused while the first ten are still in flight.

@@ -99,6 +99,35 @@ describe('daily limit', () => {
   });
 });
 
+describe("public-test limits are the account's", () => {
+  test('registering again for a new key does not start the per-minute window again', async () => {
+    await withServer(
+      {
+        config: (c) => {
+          c.limits.public_test.per_minute = 3;
+        },
+      },
+      async (server) => {
+        const first = await publicTestKey(server);
+        for (let i = 0; i < 3; i++) {
+          const res = await server.request('GET', '/api/v1/me', { headers: bearer(first.key) });
+          assert.equal(res.status, 200);
+        }
+        const rotated = await publicTestKey(server, first.email, first.password);
+        assert.notEqual(rotated.key, first.key);
+        const refused = await server.request('GET', '/api/v1/me', { headers: bearer(rotated.key) });
+        assert.equal(refused.status, 429, "the new key shares the account's window");
+        assert.equal(refused.json.code, 'rate_limited');
+        server.clock.advance(MINUTE);
+        assert.equal(
+          (await server.request('GET', '/api/v1/me', { headers: bearer(rotated.key) })).status,
+          200,
+        );
+      },
+    );
+  });
+});
+
 describe('concurrency limit', () => {
   test('50 parallel slow reads on a public-test key: at most 10 in flight, 40 refused, slots back after aborts', async () => {
     let inFlight = 0;
@@ -126,7 +155,7 @@ describe('concurrency limit', () => {
       });
     await withServer({ wrapStore: slow }, async (server) => {
       const { key } = await publicTestKey(server);
-      const slotKey = `slot:key:${await keyId(server, key)}`;
+      const slotKey = `slot:acct:${await accountOf(server, key)}`;
       const path = '/api/v1/data/cftc/legacy_futures-facts?limit=1';
       const results = await Promise.all(
         Array.from({ length: 50 }, () => server.request('GET', path, { headers: bearer(key) })),
@@ -174,9 +203,10 @@ describe('concurrency limit', () => {
   });
 });
 
-async function keyId(server: TestServer, key: string): Promise<string> {
+/** A public-test key's limits are its account's. */
+async function accountOf(server: TestServer, key: string): Promise<string> {
   const me = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
-  return me.json.credential.key_id as string;
+  return me.json.account.id as string;
 }
 
 describe('IP fence', () => {
@@ -457,7 +487,7 @@ describe('in-flight slot leases', () => {
     });
     try {
       const { key } = await publicTestKey(server);
-      const slotKey = `slot:key:${await keyId(server, key)}`;
+      const slotKey = `slot:acct:${await accountOf(server, key)}`;
       const lease = server.deps.config.limits.slot_lease_seconds * 1000;
       const inFlightAt = (at: number) => server.deps.limiter.inFlight(slotKey, at);
       gate = Promise.withResolvers<void>();

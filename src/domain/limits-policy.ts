@@ -40,8 +40,11 @@ export function limitsFor(config: ServiceFile, deps: MeterDeps, caller: Caller, 
   };
 }
 
-/** The identity limits are counted against: the key, or the account for sessions. */
+/**
+ * The identity limits are counted against: the key, or the account for sessions and public-test keys
+ * (registering again issues a new key; the test's limits are the account's, not each key's).
+ */
 export function limitSubject(caller: Caller): string {
-  if (caller.key) return `key:${caller.key.id}`;
+  if (caller.key && !(caller.kind === 'public_test' && caller.account)) return `key:${caller.key.id}`;
   return `acct:${caller.account?.id ?? caller.wallet.id}`;
 }

@@ -4,6 +4,13 @@ import { type ErrorCode, errorCatalogue } from '../errors.ts';
 import type { AuthMode } from './auth-hook.ts';
 import { problemSchema } from './problem.ts';
 
+/** Free text a client names things with (a key's name, a memo): stored as given, so no control characters. */
+export const label = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
+
 export const tokens = z
   .string()
   .regex(/^-?\d+(\.\d{1,6})?$/)

@@ -20,7 +20,7 @@ import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { SESSION_COOKIE } from '../auth-hook.ts';
 import { presentAccountView, presentEntry, presentKey } from '../present.ts';
-import { bodyCodes, edge, issuedKeyOut, keyOut, problems, tokens } from '../schemas.ts';
+import { bodyCodes, edge, issuedKeyOut, keyOut, label, problems, tokens } from '../schemas.ts';
 
 const ADMIN_CHALLENGE = 'Bearer realm="token-metered-data-admin"';
 const credentialShape = /^tmd_|^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -243,7 +243,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
             'Tokens to credit: an integer or a decimal string (at most 6 decimals).',
           ),
           kind: z.enum(creditKinds).default('topup'),
-          memo: z.string().max(200).optional(),
+          memo: label(200).optional(),
         }),
         response: {
           201: z.object({ entry: entryOut, balance: tokens }),
@@ -296,7 +296,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
         params: accountParams,
         body: z
           .strictObject({
-            name: z.string().min(1).max(100).optional(),
+            name: label(100).min(1).optional(),
             expires_at: z.iso.datetime().optional(),
           })
           .nullish(),

@@ -49,6 +49,9 @@ import {
 } from '../rows.ts';
 import { sqliteMigrations } from './migrations.ts';
 
+/** Prepared statements kept (see #stmt); the store's own fixed statements are a few dozen. */
+const MAX_STATEMENTS = 256;
+
 type Cell = SQLInputValue | undefined;
 type DbRow = Record<string, Cell>;
 
@@ -71,18 +74,30 @@ export class SqliteStore implements Store {
   /**
    * A cached prepared statement. Money columns read as BigInt; `asArrays` (dataset pages, on the path
    * every read takes) returns each row as an array of plain values instead: no object per row, and row
-   * ids are small.
+   * ids are small. The cache keeps the MAX_STATEMENTS most recently used: a read's SQL depends on how
+   * many values each filter has, so clients could otherwise grow it without end.
    */
   #stmt(sql: string, asArrays = false): StatementSync {
     const key = asArrays ? `arrays:${sql}` : sql;
     let statement = this.#statements.get(key);
-    if (!statement) {
+    if (statement) {
+      // Most recently used last: the first entry is the one to evict.
+      this.#statements.delete(key);
+    } else {
       statement = this.#db.prepare(sql);
       if (asArrays) statement.setReturnArrays(true);
       else statement.setReadBigInts(true);
-      this.#statements.set(key, statement);
+      if (this.#statements.size >= MAX_STATEMENTS) {
+        this.#statements.delete(this.#statements.keys().next().value as string);
+      }
     }
+    this.#statements.set(key, statement);
     return statement;
+  }
+
+  /** Statements cached now (for tests). */
+  get cachedStatements(): number {
+    return this.#statements.size;
   }
 
   #get(sql: string, ...params: SQLInputValue[]): DbRow | undefined {
