@@ -9,7 +9,7 @@ export const label = (max: number) =>
   z
     .string()
     .max(max)
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
+    .regex(/^\P{Cc}*$/u, 'must not contain control characters');
 
 export const tokens = z
   .string()
