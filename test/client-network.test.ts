@@ -23,6 +23,15 @@ test('IPv4 addresses, also when a dual-stack socket reports them mapped, are the
   assert.equal(clientNetwork('::ffff:c000:205'), '192.0.2.5');
 });
 
-test('anything else is counted as given', () => {
-  assert.equal(clientNetwork('not an address'), 'not an address');
+test('a forwarded address with a port or brackets is the address; anything else is one client', () => {
+  assert.equal(clientNetwork('192.0.2.5:1001'), '192.0.2.5');
+  assert.equal(clientNetwork('[2001:db8:5:5::1]'), '2001:db8:5:5::/64');
+  assert.equal(clientNetwork('[2001:db8:5:5::2]:443'), '2001:db8:5:5::/64');
+  assert.equal(clientNetwork('[::ffff:192.0.2.5]:80'), '192.0.2.5');
+  assert.equal(
+    clientNetwork('not-an-ip-1'),
+    clientNetwork('not-an-ip-2'),
+    'invented values share one budget',
+  );
+  assert.equal(clientNetwork('unknown'), 'unknown');
 });

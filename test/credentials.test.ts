@@ -89,6 +89,23 @@ describe('sandbox keys', () => {
     assert.equal((await issue('::ffff:198.51.100.77')).status, 429);
   });
 
+  test('a forwarded address with a port is the address: a new port per connection is no new client', async () => {
+    const issue = (ip: string) =>
+      server.request('POST', '/api/v1/auth/sandbox', { headers: { 'x-forwarded-for': ip } });
+    const statuses = [];
+    for (const ip of [
+      '198.51.100.90:1001',
+      '198.51.100.90:1002',
+      '[::ffff:198.51.100.90]:3',
+      '198.51.100.90',
+    ])
+      statuses.push((await issue(ip)).status);
+    assert.deepEqual(statuses, [201, 201, 201, 429]);
+    const invented = [];
+    for (let i = 1; i <= 4; i++) invented.push((await issue(`not-an-ip-${i}`)).status);
+    assert.deepEqual(invented, [201, 201, 201, 429], 'values that are no address share one budget');
+  });
+
   test('after 72 hours the key is refused with 401 key_expired', async () => {
     const key = await sandboxKey(server);
     server.clock.advance(72 * HOUR - 1);

@@ -2,7 +2,8 @@
  * What per-IP limits count by. An IPv4 address is one client. An IPv6 client usually holds a whole /64
  * (one address per device, new ones at will), so counting by full address would let it mint a new
  * "client" per request: IPv6 addresses count by their /64. An IPv4-mapped IPv6 address (::ffff:a.b.c.d,
- * what a dual-stack socket reports) is its IPv4 address.
+ * what a dual-stack socket reports) is its IPv4 address. Forwarded addresses (TRUST_PROXY) come as the
+ * proxy wrote them: a port or brackets are dropped, and anything that is not an address is one client.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -21,10 +22,26 @@ function groupsOf(address: string): number[] | null {
   return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
-export function clientNetwork(ip: string): string {
+/**
+ * A forwarded address as some proxies write it: with a port (`192.0.2.5:443`, `[2001:db8::1]:443`) or in
+ * brackets. The port and brackets are dropped: a client picks a new port per connection.
+ */
+function bareAddress(value: string): string {
+  const trimmed = value.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(trimmed);
+  if (bracketed) return bracketed[1] as string;
+  const withPort = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(trimmed);
+  return withPort ? (withPort[1] as string) : trimmed;
+}
+
+/** What a value that is no IP address at all counts as: one client, so inventing values gains nothing. */
+const UNKNOWN_NETWORK = 'unknown';
+
+export function clientNetwork(value: string): string {
+  const ip = bareAddress(value);
   if (isIPv4(ip)) return ip;
   const groups = groupsOf(ip);
-  if (!groups) return ip;
+  if (!groups) return UNKNOWN_NETWORK;
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
     const [hi, lo] = [groups[6] as number, groups[7] as number];
     return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
