@@ -1,5 +1,4 @@
 /** Issuing and managing credentials: sandbox keys, public-test registration, wallet keys, logins. */
-
 import { createHash } from 'node:crypto';
 import type { ServiceFile } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -78,21 +77,17 @@ export class Credentials {
   }
 
   async issueSandbox(clientIp: string): Promise<IssuedKey & { grantMicros: bigint }> {
-    const { config, store, limiter } = this.#deps;
+    const { config, store } = this.#deps;
     if (!config.sandbox.enabled) throw new AppError('forbidden', 'Sandbox key issuance is switched off.');
     const now = this.#deps.now();
-    const ipDigest = this.#ipDigest(clientIp);
     const cap = config.limits.sandbox.issuance_per_ip_per_day;
-    const decision = await limiter.hit(`issuance:${ipDigest}`, cap, DAY_MS, now);
-    if (!decision.allowed) {
-      const retryAfter = Math.ceil(decision.retryAfterMs / 1000);
-      throw new AppError(
-        'issuance_limited',
-        `At most ${cap} sandbox keys per IP address in 24 hours. A registered public-test key (POST /api/v1/auth/public-test) has higher limits.`,
-        { retry_after: retryAfter },
-        { 'retry-after': String(retryAfter) },
-      );
-    }
+    await this.#issuancePerIp(
+      'issuance',
+      cap,
+      clientIp,
+      now,
+      `At most ${cap} sandbox keys per IP address in 24 hours. A registered public-test key (POST /api/v1/auth/public-test) has higher limits.`,
+    );
     const walletId = newId('wal');
     await store.createWallet(walletId, null, utcMonth(now));
     const grantMicros = tokensToMicros(config.sandbox.token_grant);
@@ -112,22 +107,16 @@ export class Credentials {
   }
 
   /**
-   * New public-test accounts per client IP in 24 hours: each one is credited the signup grant, so an
-   * address could otherwise mint grants without end. A new key for an existing account does not count.
+   * Counts one issuance against the client IP's cap over 24 hours (sandbox keys, new public-test
+   * accounts: each comes with a grant), refusing with 429 issuance_limited once the cap is reached.
    */
-  async #countRegistration(clientIp: string, now: number): Promise<void> {
-    const cap = this.#deps.config.limits.public_test.registrations_per_ip_per_day;
-    const decision = await this.#deps.limiter.hit(
-      `registration:${this.#ipDigest(clientIp)}`,
-      cap,
-      DAY_MS,
-      now,
-    );
+  async #issuancePerIp(kind: string, cap: number, clientIp: string, now: number, refusal: string) {
+    const decision = await this.#deps.limiter.hit(`${kind}:${this.#ipDigest(clientIp)}`, cap, DAY_MS, now);
     if (decision.allowed) return;
     const retryAfter = Math.ceil(decision.retryAfterMs / 1000);
     throw new AppError(
       'issuance_limited',
-      `At most ${cap} new public-test accounts per IP address in 24 hours. An existing account gets a new key with its email and password.`,
+      refusal,
       { retry_after: retryAfter },
       { 'retry-after': String(retryAfter) },
     );
@@ -163,7 +152,16 @@ export class Credentials {
     if (account) {
       await this.#checkPassword(account, normalized, password, clientIp);
     } else {
-      await this.#countRegistration(clientIp, now);
+      // Each new account is credited the signup grant: new accounts per address are capped; a new key
+      // for an existing account is not counted.
+      const cap = config.limits.public_test.registrations_per_ip_per_day;
+      await this.#issuancePerIp(
+        'registration',
+        cap,
+        clientIp,
+        now,
+        `At most ${cap} new public-test accounts per IP address in 24 hours. An existing account gets a new key with its email and password.`,
+      );
       const passwordHash = await hashPassword(password);
       try {
         account = await store.createAccount(

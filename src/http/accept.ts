@@ -52,7 +52,7 @@ function weight(ranges: readonly Range[], mediaType: string): number {
 }
 
 /** The offered type the client prefers, or null when Accept admits none of them. */
-export function negotiate(accept: string | undefined, offered: readonly string[]): string | null {
+function negotiate(accept: string | undefined, offered: readonly string[]): string | null {
   if (accept === undefined || accept.trim() === '') return offered[0] ?? null;
   const ranges = parse(accept);
   let chosen: string | null = null;

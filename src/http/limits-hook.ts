@@ -3,7 +3,6 @@
  * the caller (DECISIONS "Limits"), checked in one atomic Limiter.admit. Every limited response carries
  * the IETF RateLimit-Policy / RateLimit headers, refusals included.
  */
-
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';

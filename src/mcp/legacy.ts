@@ -17,7 +17,6 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { admits } from '../http/accept.ts';
 
 /** A JSON-RPC error outside any request (id null), as the SDK transport writes it. */
 interface RpcFault {
@@ -70,12 +69,7 @@ class ExchangeTransport implements Transport {
   }
 }
 
-/** Every answer here is JSON; a client that accepts JSON (curl's `*\/*` included) need not also list SSE. */
-export function acceptsJson(accept: string | undefined): boolean {
-  return admits(accept, 'application/json');
-}
-
-const rpcError = (status: 400 | 406, code: number, message: string): LegacyAnswer => ({
+const rpcError = (status: 400, code: number, message: string): LegacyAnswer => ({
   status,
   message: { jsonrpc: '2.0', id: null, error: { code, message } },
 });
@@ -83,16 +77,10 @@ const rpcError = (status: 400 | 406, code: number, message: string): LegacyAnswe
 export async function serveLegacyExchange(
   server: Server,
   body: unknown,
-  headers: { accept: string | undefined; protocolVersion: string | undefined },
+  /** The route has already refused an Accept that admits no JSON. */
+  headers: { protocolVersion: string | undefined },
   authInfo: AuthInfo,
 ): Promise<LegacyAnswer> {
-  if (!acceptsJson(headers.accept)) {
-    return rpcError(
-      406,
-      -32000,
-      'Not Acceptable: Client must accept both application/json and text/event-stream',
-    );
-  }
   let message: JSONRPCMessage;
   try {
     message = parseJSONRPCMessage(body);

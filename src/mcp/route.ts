@@ -40,8 +40,9 @@ import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
 import { costHeaders } from '../domain/metering.ts';
 import { AppError, type ErrorCode } from '../errors.ts';
+import { admits } from '../http/accept.ts';
 import { sendProblem, toAppError } from '../http/problem.ts';
-import { acceptsJson, serveLegacyExchange } from './legacy.ts';
+import { serveLegacyExchange } from './legacy.ts';
 import { createMcpFace, MODERN_REVISION } from './server.ts';
 import type { McpCall } from './tools.ts';
 
@@ -92,8 +93,8 @@ function forwardedHeaders(request: FastifyRequest): Headers {
       headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
   }
-  const accept = request.headers.accept;
-  headers.set('accept', acceptsJson(accept) ? 'application/json, text/event-stream' : (accept as string));
+  // The route has refused an Accept that admits no JSON; the SDK's transport wants both listed.
+  headers.set('accept', 'application/json, text/event-stream');
   return headers;
 }
 
@@ -459,7 +460,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
       const exchange = await serveLegacyExchange(
         face.serverFor(call),
         body,
-        { accept: request.headers.accept, protocolVersion: version },
+        { protocolVersion: version },
         authInfo,
       );
       if (exchange.status === 202) return reply.code(202).send();
@@ -546,7 +547,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
     scope.post(MCP_PATH, { config: { auth: 'required', channel: 'mcp' } }, async (request, reply) => {
       const caller = request.caller;
       if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
-      if (!acceptsJson(request.headers.accept)) {
+      if (!admits(request.headers.accept, 'application/json')) {
         // Every answer here is JSON (an SSE stream only acknowledges subscriptions/listen).
         return sendRpcError(
           reply,

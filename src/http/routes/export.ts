@@ -60,10 +60,10 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
     async (request, reply) => {
       const caller = request.caller as Caller;
       const format = request.query.format;
-      const accept = request.headers.accept ?? '';
+      // format= chooses; without it, Accept does (406, unpaid, when it admits neither).
       const csv =
         format === undefined
-          ? chooseType(accept, ['application/x-ndjson', 'text/csv']) === 'text/csv'
+          ? chooseType(request.headers.accept, ['application/x-ndjson', 'text/csv']) === 'text/csv'
           : format === 'csv';
       const started = await exports.start(
         caller,

@@ -94,7 +94,7 @@ export class RedisLimiter implements Limiter {
     const member = `${now}:${uid()}`;
     const args: (string | number)[] = [now, windows.length, slot ? 1 : 0, member];
     for (const w of windows) args.push(w.limit, w.windowMs, w.fixedUntil ?? -1);
-    const slotId = uid();
+    const slotId = slot ? uid() : '';
     if (slot) {
       keys.push(this.#prefix + slot.key);
       args.push(slot.max, slot.leaseMs, slotId);

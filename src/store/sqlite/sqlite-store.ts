@@ -3,7 +3,6 @@
  * transaction with no await inside cannot interleave with another request of this process; BEGIN
  * IMMEDIATE and busy_timeout keep it correct when several processes share the file.
  */
-
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
