@@ -182,6 +182,7 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   DATA_DIR: z.string().default('data'),
   CONFIG_FILE: z.string().default('config/service.json'),

@@ -14,6 +14,7 @@ export const errorCatalogue = {
   invalid_session: { status: 401, title: 'Invalid or expired session' },
   invalid_login: { status: 401, title: 'Wrong email or password' },
   invalid_admin_token: { status: 401, title: 'Invalid admin token' },
+  invalid_metrics_token: { status: 401, title: 'Invalid metrics token' },
   not_entitled: { status: 402, title: 'Not entitled to this read' },
   insufficient_tokens: { status: 402, title: 'Insufficient tokens' },
   spending_cap_reached: { status: 402, title: 'Spending cap reached' },

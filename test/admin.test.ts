@@ -21,6 +21,57 @@ after(() => server.close());
 
 const PROBLEM = /^application\/problem\+json/;
 
+describe('GET /metrics with METRICS_TOKEN', () => {
+  const METRICS_TOKEN = 'metrics-scraper-token-0123456789';
+
+  test('open without METRICS_TOKEN; with it, only its Bearer token reads the metrics', async () => {
+    const open = await server.request('GET', '/metrics');
+    assert.equal(open.status, 200, 'no METRICS_TOKEN: open, as documented');
+    const guarded = await startServer({ env: { METRICS_TOKEN } });
+    try {
+      const ok = await guarded.request('GET', '/metrics', {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      assert.equal(ok.status, 200);
+      assert.match(ok.text, /^tmd_limiter_degraded 0$/m);
+
+      const missing = await guarded.request('GET', '/metrics');
+      assert.equal(missing.status, 401);
+      assert.match(missing.headers.get('content-type') ?? '', PROBLEM);
+      assert.equal(missing.json.code, 'missing_credentials');
+      assert.equal(missing.headers.get('www-authenticate'), 'Bearer realm="token-metered-data-metrics"');
+      assert.doesNotMatch(missing.text, /tmd_limiter/);
+
+      for (const token of [`${METRICS_TOKEN}x`, ADMIN_TOKEN, 'short']) {
+        const wrong = await guarded.request('GET', '/metrics', {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        assert.equal(wrong.status, 401, `Bearer ${token}`);
+        assert.equal(wrong.json.code, 'invalid_metrics_token');
+        assert.equal(wrong.headers.get('www-authenticate'), 'Bearer realm="token-metered-data-metrics"');
+      }
+
+      const account = await operatorAccount(guarded, { tokens: 10 });
+      const presented: Record<string, string>[] = [
+        bearer(account.key),
+        { 'x-api-key': account.key },
+        bearer(account.session),
+        { cookie: `tmd_session=${account.session}` },
+        bearer(await sandboxKey(guarded)),
+      ];
+      for (const headers of presented) {
+        const res = await guarded.request('GET', '/metrics', { headers });
+        assert.equal(res.status, 403, JSON.stringify(Object.keys(headers)));
+        assert.equal(res.json.code, 'forbidden');
+        assert.doesNotMatch(res.text, /tmd_limiter/);
+      }
+      await assertLedgerBalanced(guarded);
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
 describe('admin API access', () => {
   test('without ADMIN_TOKEN the admin API is disabled: 403 forbidden, even with a token', async () => {
     const disabled = await startServer({ env: { ADMIN_TOKEN: undefined } });

@@ -25,52 +25,67 @@ import { bodyCodes, edge, issuedKeyOut, keyOut, label, problems, tokens } from '
 const ADMIN_CHALLENGE = 'Bearer realm="token-metered-data-admin"';
 const credentialShape = /^tmd_|^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+/** How an operator token (ADMIN_TOKEN, METRICS_TOKEN) is asked for and refused. */
+export interface OperatorTokenCheck {
+  /** The header that may carry the token besides `Authorization: Bearer`. */
+  header?: string;
+  challenge: string;
+  /** The code and detail of a wrong token. */
+  wrong: { code: 'invalid_admin_token' | 'invalid_metrics_token'; detail: string };
+  /** What a missing token's problem says. */
+  missing: string;
+  /** What a key or session presented instead says. */
+  notForCredentials: string;
+}
+
 /**
- * 403 when the API is disabled or a key/session is presented, 401 for a wrong or missing token. The
- * token is compared in constant time.
+ * 401 for a wrong or missing token, 403 for a key or session presented instead. The token is compared
+ * in constant time.
  */
-export function authorizeAdmin(adminToken: string | undefined, request: FastifyRequest): void {
-  if (adminToken === undefined) {
-    throw new AppError('forbidden', 'The admin API is disabled: the operator has not set ADMIN_TOKEN.');
-  }
+export function authorizeOperatorToken(
+  expected: string,
+  request: FastifyRequest,
+  check: OperatorTokenCheck,
+): void {
   const wrongToken = () =>
-    new AppError(
-      'invalid_admin_token',
-      'The operator token is not valid.',
-      {},
-      { 'www-authenticate': ADMIN_CHALLENGE },
-    );
-  const header = request.headers['x-admin-token'];
+    new AppError(check.wrong.code, check.wrong.detail, {}, { 'www-authenticate': check.challenge });
+  const forbidden = () => new AppError('forbidden', check.notForCredentials);
+  const header = check.header === undefined ? undefined : request.headers[check.header];
   if (typeof header === 'string' && header.length > 0) {
-    if (adminTokenMatches(adminToken, header.trim())) return;
-    if (credentialShape.test(header.trim())) throw notForCredentials();
+    if (adminTokenMatches(expected, header.trim())) return;
+    if (credentialShape.test(header.trim())) throw forbidden();
     throw wrongToken();
   }
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
-    if (bearer !== undefined && adminTokenMatches(adminToken, bearer)) return;
-    if (bearer !== undefined && credentialShape.test(bearer)) throw notForCredentials();
+    if (bearer !== undefined && adminTokenMatches(expected, bearer)) return;
+    if (bearer !== undefined && credentialShape.test(bearer)) throw forbidden();
     throw wrongToken();
   }
   const apiKey = request.headers['x-api-key'];
   const cookie = request.headers.cookie ?? '';
   if ((typeof apiKey === 'string' && apiKey.length > 0) || cookie.includes(`${SESSION_COOKIE}=`)) {
-    throw notForCredentials();
+    throw forbidden();
   }
-  throw new AppError(
-    'missing_credentials',
-    'Admin endpoints need the operator token: "Authorization: Bearer <ADMIN_TOKEN>" or "X-Admin-Token: <ADMIN_TOKEN>".',
-    {},
-    { 'www-authenticate': ADMIN_CHALLENGE },
-  );
+  throw new AppError('missing_credentials', check.missing, {}, { 'www-authenticate': check.challenge });
 }
 
-function notForCredentials(): AppError {
-  return new AppError(
-    'forbidden',
-    'Admin endpoints take the operator token (ADMIN_TOKEN), not keys or sessions.',
-  );
+const adminCheck: OperatorTokenCheck = {
+  header: 'x-admin-token',
+  challenge: ADMIN_CHALLENGE,
+  wrong: { code: 'invalid_admin_token', detail: 'The operator token is not valid.' },
+  missing:
+    'Admin endpoints need the operator token: "Authorization: Bearer <ADMIN_TOKEN>" or "X-Admin-Token: <ADMIN_TOKEN>".',
+  notForCredentials: 'Admin endpoints take the operator token (ADMIN_TOKEN), not keys or sessions.',
+};
+
+/** 403 when the API is disabled (no ADMIN_TOKEN), else as authorizeOperatorToken. */
+export function authorizeAdmin(adminToken: string | undefined, request: FastifyRequest): void {
+  if (adminToken === undefined) {
+    throw new AppError('forbidden', 'The admin API is disabled: the operator has not set ADMIN_TOKEN.');
+  }
+  authorizeOperatorToken(adminToken, request, adminCheck);
 }
 
 const accountOut = z.object({

@@ -1,11 +1,23 @@
-/** Free, unauthenticated descriptions of the service: pricing, sandbox, public test, health, OpenAPI. */
+/**
+ * Free, unauthenticated descriptions of the service: pricing, sandbox, public test, health, OpenAPI; and
+ * the process metrics, behind METRICS_TOKEN when the operator sets one.
+ */
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { edge, problems } from '../schemas.ts';
+import { authorizeOperatorToken, type OperatorTokenCheck } from './admin.ts';
 
 const READY_TIMEOUT_MS = 2000;
+
+const metricsCheck: OperatorTokenCheck = {
+  challenge: 'Bearer realm="token-metered-data-metrics"',
+  wrong: { code: 'invalid_metrics_token', detail: 'The metrics token is not valid.' },
+  missing: 'GET /metrics needs the metrics token: "Authorization: Bearer <METRICS_TOKEN>".',
+  notForCredentials: 'GET /metrics takes the metrics token (METRICS_TOKEN), not keys or sessions.',
+};
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -120,10 +132,16 @@ export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
     },
   );
 
+  const metricsToken = deps.env.METRICS_TOKEN;
   app.get(
     '/metrics',
     {
       config: { auth: 'none', limits: false },
+      // With METRICS_TOKEN set, only the scraper that holds it reads the metrics.
+      ...(metricsToken !== undefined && {
+        onRequest: async (request: FastifyRequest) =>
+          authorizeOperatorToken(metricsToken, request, metricsCheck),
+      }),
       schema: {
         operationId: 'metrics',
         tags: ['operations'],
