@@ -35,6 +35,9 @@ describe('three nodes sharing PostgreSQL and Redis', { skip }, () => {
         // A cost-1 read costs exactly 1 token at every tier (no loyalty discount as the wallet burns).
         for (const tier of c.pricing.loyalty_tiers) tier.discount_pct = 0;
         c.limits.wallet.concurrent = 200;
+        // Public-test reads are limited here by their 10 slots only.
+        c.limits.public_test.per_minute = 1_000_000;
+        c.limits.public_test.per_day = 1_000_000;
         c.limits.slot_lease_seconds = LEASE_S;
       },
       // Keys stay cached on each node, so (c) can slow the database down without slowing auth.
@@ -80,19 +83,32 @@ describe('three nodes sharing PostgreSQL and Redis', { skip }, () => {
   });
 
   test('(b) a 60/min key hit through all three nodes: exactly 60 admitted in the window', async () => {
-    const { key } = await cluster.walletKey(1000);
-    const replies = await Promise.all(Array.from({ length: 120 }, (_, i) => get(url(i % 3), key)));
+    const { key, keyId } = await cluster.walletKey(1000);
+    // Uneven on purpose: of every 12 requests, 10 go to node 0 and one each to nodes 1 and 2. Counted in
+    // Redis that is 60 of 120 whatever the split; nodes each enforcing their own third (the fallback)
+    // would admit 20 + 10 + 10 = 40.
+    const target = (i: number) => (i % 12 < 10 ? 0 : (i % 12) - 9);
+    const replies = await Promise.all(Array.from({ length: 120 }, (_, i) => get(url(target(i)), key)));
     assert.equal(count(replies, 200), 60);
     assert.equal(count(replies, 429, 'rate_limited'), 60);
     for (const node of [0, 1, 2]) {
       assert.ok(
-        replies.some((r, i) => i % 3 === node && r.status === 200),
+        replies.some((r, i) => target(i) === node && r.status === 200),
         `node ${node} admitted some of the 60`,
       );
     }
     const refused = replies.find((r) => r.status === 429);
     assert.ok(Number(refused?.headers.get('retry-after')) >= 1);
     assert.match(refused?.headers.get('ratelimit-policy') ?? '', /q=60/);
+    assert.equal(
+      await (redis as TestRedis).client.zcard(`${(redis as TestRedis).prefix}min:key:${keyId}`),
+      60,
+      'the 60 admissions are the one shared window in Redis',
+    );
+    for (const node of cluster.nodes.slice(0, 3)) {
+      const metrics = await (await fetch(`${node.url}/metrics`)).text();
+      assert.match(metrics, /^tmd_limiter_local_decisions_total 0$/m, 'no node decided on its own');
+    }
   });
 
   test('(c) a public-test key: never more than 10 in flight across the nodes', async () => {
@@ -147,9 +163,19 @@ describe('three nodes sharing PostgreSQL and Redis', { skip }, () => {
     const slotKey = `${(redis as TestRedis).prefix}slot:key:${victimKeyRecord.record.id}`;
     const keys = [account.key, account.key, victimKeyRecord.secret];
     const targets = [0, 1, victimIndex];
+    // A public-test account reads through the victim too: its 10 slots are all its clients can hold,
+    // so a slot the dead node kept is a read refused until the lease frees it.
+    const fpt = await cluster.deps.credentials.registerPublicTest(
+      `fpt-kill-${Date.now()}@example.com`,
+      'a long passphrase',
+      '203.0.113.8',
+    );
+    const fptSlots = `${(redis as TestRedis).prefix}slot:acct:${fpt.account.id}`;
+    const held = (slotKey: string) => (redis as TestRedis).client.zcount(slotKey, `(${Date.now()}`, '+inf');
     cluster.pgProxy.setDelay(20);
     const replies: Reply[] = [];
-    let failures = 0;
+    const fptReplies: Reply[] = [];
+    const failures = [0, 0, 0];
     let running = true;
     let n = 0;
     const client = async (slot: number) => {
@@ -158,18 +184,33 @@ describe('three nodes sharing PostgreSQL and Redis', { skip }, () => {
         try {
           replies.push(await get(url(targets[slot] as number), keys[slot] as string, requestId));
         } catch {
-          failures++;
+          failures[slot] = (failures[slot] ?? 0) + 1;
           if (slot === 2) return;
         }
       }
     };
-    const load = Promise.all([0, 1, 2].flatMap((slot) => Array.from({ length: 12 }, () => client(slot))));
+    const fptClient = async () => {
+      while (running) {
+        try {
+          fptReplies.push(await get(url(victimIndex, P0), fpt.secret));
+        } catch {
+          return;
+        }
+      }
+    };
+    const load = Promise.all([
+      ...[0, 1, 2].flatMap((slot) => Array.from({ length: 12 }, () => client(slot))),
+      ...Array.from({ length: 10 }, fptClient),
+    ]);
+    let strandedFpt = 0;
     try {
       await sleep(1500);
       victim.child.kill('SIGKILL');
       await victim.exited;
-      const heldAtKill = await (redis as TestRedis).client.zcount(slotKey, `(${Date.now()}`, '+inf');
+      const heldAtKill = await held(slotKey);
+      strandedFpt = await held(fptSlots);
       assert.ok(heldAtKill > 0, `the killed node held slots (${heldAtKill})`);
+      assert.ok(strandedFpt > 0, `the killed node held public-test slots (${strandedFpt})`);
       await sleep(500);
     } finally {
       running = false;
@@ -178,7 +219,14 @@ describe('three nodes sharing PostgreSQL and Redis', { skip }, () => {
     }
     const served = replies.filter((r) => r.status === 200);
     assert.ok(served.length > 100, `load was served (${served.length})`);
-    assert.ok(failures > 0, 'requests to the killed node failed');
+    assert.ok((failures[2] ?? 0) > 0, 'requests to the killed node failed');
+    assert.deepEqual(failures.slice(0, 2), [0, 0], 'no request to a surviving node failed');
+    for (const node of [0, 1])
+      assert.equal(cluster.nodes[node]?.child.exitCode, null, `node ${node} still up`);
+    assert.ok(
+      fptReplies.some((r) => r.status === 200),
+      'the public-test load was served before the kill',
+    );
     assert.equal(
       replies.filter((r) => r.status !== 200).length,
       0,
@@ -198,12 +246,26 @@ describe('three nodes sharing PostgreSQL and Redis', { skip }, () => {
       [],
       'balances equal the sum of entries',
     );
+    // Within the lease the stranded slots still count: ten concurrent reads (each slowed, so all ten are
+    // in flight together) find only the slots the dead node did not hold.
+    const burst = async () => {
+      cluster.pgProxy.setDelay(150);
+      try {
+        return await Promise.all(Array.from({ length: 10 }, (_, i) => get(url(i % 2, P0), fpt.secret)));
+      } finally {
+        cluster.pgProxy.setDelay(0);
+      }
+    };
+    const stranded = await held(fptSlots);
+    assert.equal(stranded, strandedFpt, 'no lease of the dead node has run out yet');
+    const during = await burst();
+    assert.equal(count(during, 429, 'concurrency_limit'), stranded, 'a stranded slot is a slot taken');
+    assert.equal(count(during, 200), 10 - stranded);
     await sleep(LEASE_S * 1000 + 200);
-    assert.equal(
-      await (redis as TestRedis).client.zcount(slotKey, `(${Date.now()}`, '+inf'),
-      0,
-      'the dead node’s slots came back after the lease',
-    );
+    assert.equal(await held(slotKey), 0, 'the dead node’s slots came back after the lease');
+    assert.equal(await held(fptSlots), 0);
+    const afterLease = await burst();
+    assert.equal(count(afterLease, 200), 10, 'all ten slots are free again');
     const again = await get(url(0), victimKeyRecord.secret);
     assert.equal(again.status, 200);
   });

@@ -363,10 +363,8 @@ test('on the service, modern calls outside the composed path still get the SDK c
     assert.equal(served.status, 200, served.text);
     assert.equal(served.json.result.structuredContent.data.length, 2, served.text);
     assert.ok(served.json.result._meta['io.modelcontextprotocol/serverInfo'], served.text);
-    assert.equal(
-      served.headers.get('x-token-cost'),
-      served.json.result.structuredContent.meta.cost.token_cost,
-    );
+    assert.equal(served.headers.get('x-token-cost'), '2', 'list cost 2 at the first tier');
+    assert.equal(served.json.result.structuredContent.meta.cost.token_cost, '2');
   }
   assert.equal(await burns(), 2, 'each served read burned once, on either path');
 });

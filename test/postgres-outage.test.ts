@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { freshDatabase, freshRedis, sqlOn, type TestDatabase, type TestRedis } from './helpers/backends.ts';
-import { type Cluster, get, startCluster } from './helpers/cluster.ts';
+import { type Cluster, get, type Reply, startCluster } from './helpers/cluster.ts';
 import { startTcpProxy } from './helpers/tcp-proxy.ts';
 
 const db = await freshDatabase();
@@ -81,26 +81,88 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
     assert.deepEqual((await cluster.deps.store.auditLedger()).mismatches, []);
   });
 
-  test('the server ending the sessions (as a shutdown does) gives 503 or success, never 500, and recovers', async () => {
+  test('the server ending the sessions (as a shutdown does) mid-read gives 503, never 500, and recovers', async () => {
     const beforeBurns = await burns();
-    const load = Promise.all(
-      Array.from({ length: 20 }, async () => {
-        await sleep(Math.random() * 50);
-        return read();
-      }),
-    );
-    await sleep(10);
-    // 57P01 admin_shutdown on every session of the node: what a stopping server sends its clients.
-    await sqlOn(
-      (db as TestDatabase).url,
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-        WHERE application_name = 'token-metered-data' AND datname = current_database()`,
-    );
-    const replies = await load;
+    // Each read now waits on slowed round trips, so the sessions are ended while reads are in flight.
+    cluster.pgProxy.setDelay(100);
+    let replies: Reply[];
+    try {
+      const load = Promise.all(Array.from({ length: 20 }, () => read()));
+      await sleep(50);
+      // 57P01 admin_shutdown on every session of the node: what a stopping server sends its clients.
+      const ended = await sqlOn(
+        (db as TestDatabase).url,
+        `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+          WHERE application_name = 'token-metered-data' AND datname = current_database()`,
+      );
+      assert.ok(
+        ended.some((row) => row.ended === true),
+        'the node had sessions, and they were ended',
+      );
+      replies = await load;
+    } finally {
+      cluster.pgProxy.setDelay(0);
+    }
     for (const reply of replies) assert.ok([200, 503].includes(reply.status), `status ${reply.status}`);
+    assert.ok(
+      replies.some((r) => r.status === 503 && r.code === 'service_unavailable'),
+      'reads in flight when their sessions ended got 503',
+    );
     const served = replies.filter((r) => r.status === 200).length;
     assert.equal(await burns(), beforeBurns + served, 'every served read charged once, no other');
     assert.equal((await read()).status, 200);
+    assert.deepEqual((await cluster.deps.store.auditLedger()).mismatches, []);
+  });
+
+  test('the data is read but the debit fails (a standby after a failover refuses writes): 503, nothing served, nothing recorded', async () => {
+    const url = (db as TestDatabase).url;
+    const beforeBurns = await burns();
+    const balance = (await cluster.deps.store.getWallet(walletId))?.balanceMicros;
+    // Reads of the rows work; every write of a ledger entry fails as on a read-only standby.
+    await sqlOn(
+      url,
+      `CREATE FUNCTION tmd_test_read_only() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'cannot execute INSERT in a read-only transaction' USING ERRCODE = '25006'; END $$`,
+    );
+    await sqlOn(
+      url,
+      'CREATE TRIGGER tmd_test_read_only BEFORE INSERT ON ledger_entries FOR EACH STATEMENT EXECUTE FUNCTION tmd_test_read_only()',
+    );
+    let replies: Reply[];
+    let texts: string[];
+    try {
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          fetch(`${cluster.nodes[0]?.url}/api/v1/data/equities/stock-prices?limit=5`, {
+            headers: { authorization: `Bearer ${key}`, 'x-request-id': `standby-${i}` },
+          }),
+        ),
+      );
+      texts = await Promise.all(responses.map((r) => r.text()));
+      replies = responses.map((r, i) => ({
+        status: r.status,
+        code: JSON.parse(texts[i] as string).code,
+        requestId: `standby-${i}`,
+        headers: r.headers,
+      }));
+    } finally {
+      await sqlOn(url, 'DROP TRIGGER tmd_test_read_only ON ledger_entries');
+    }
+    assert.deepEqual(
+      replies.map((r) => [r.status, r.code]),
+      Array.from({ length: 6 }, () => [503, 'service_unavailable']),
+    );
+    for (const text of texts) assert.doesNotMatch(text, /"data"|AAPL|MSFT/, 'no row in the answer');
+    assert.equal(await burns(), beforeBurns, 'no burn');
+    assert.equal((await cluster.deps.store.getWallet(walletId))?.balanceMicros, balance);
+    const usage = await sqlOn(
+      url,
+      `SELECT count(*)::int AS n FROM usage_events WHERE request_id LIKE 'standby-%'`,
+    );
+    assert.equal(usage[0]?.n, 0, 'no usage event: the failed debit took its record with it');
+    assert.equal((await read()).status, 200, 'writable again: reads are served and charged');
+    assert.equal(await burns(), beforeBurns + 1);
+    assert.deepEqual((await cluster.deps.store.auditLedger()).mismatches, []);
   });
 });
 

@@ -23,7 +23,6 @@ after(() => server.close());
 
 test('200 concurrent reads of cost 5 on a 100-token wallet: exactly 20 served, 180 refused, balance 0', async () => {
   const { key, account } = await walletAccount(server, 100);
-  // Warm the dataset so every request takes the same path.
   const path = '/api/v1/data/cftc/legacy_futures-facts?limit=1';
   const results = await Promise.all(
     Array.from({ length: 200 }, () => server.request('GET', path, { headers: bearer(key) })),

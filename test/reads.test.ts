@@ -177,6 +177,7 @@ describe('JSON reads', () => {
   test('fields projects the rows', async () => {
     const res = await get('/api/v1/data/equities/stock-prices?fields=symbol,close&limit=3');
     assert.equal(res.status, 200);
+    assert.equal(res.json.data.length, 3);
     for (const row of res.json.data) assert.deepEqual(Object.keys(row), ['symbol', 'close']);
     assert.deepEqual(res.json.meta.fields, ['symbol', 'close']);
   });

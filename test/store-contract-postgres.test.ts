@@ -15,7 +15,16 @@ after(async () => {
   if (!('skip' in db)) await db.drop();
 });
 
-runStoreContract('PostgresStore', async () => new PostgresStore((db as { url: string }).url), { skip });
+runStoreContract('PostgresStore', async () => new PostgresStore((db as { url: string }).url), {
+  skip,
+  async tamper(walletId, deltaMicros) {
+    await sqlOn(
+      (db as { url: string }).url,
+      'UPDATE wallets SET balance_micros = balance_micros + $1 WHERE id = $2',
+      [deltaMicros.toString(), walletId],
+    );
+  },
+});
 
 describe('PostgresStore: what the database itself guarantees', { skip }, () => {
   test('five stores migrating one empty database at once apply each migration exactly once', async () => {

@@ -13,7 +13,19 @@ import { runStoreContract } from './contracts/store-contract.ts';
 const dir = mkdtempSync(join(tmpdir(), 'tmd-contract-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-runStoreContract('SqliteStore', async () => new SqliteStore(join(dir, 'contract.sqlite')));
+runStoreContract('SqliteStore', async () => new SqliteStore(join(dir, 'contract.sqlite')), {
+  async tamper(walletId, deltaMicros) {
+    const db = new DatabaseSync(join(dir, 'contract.sqlite'));
+    try {
+      db.prepare('UPDATE wallets SET balance_micros = balance_micros + ? WHERE id = ?').run(
+        deltaMicros,
+        walletId,
+      );
+    } finally {
+      db.close();
+    }
+  },
+});
 
 test('a database at schema version 2 upgrades in place: rows kept, read in order, rendered until reloaded', async () => {
   const path = join(dir, 'v2.sqlite');

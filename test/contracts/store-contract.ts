@@ -19,7 +19,14 @@ const M = 1_000_000n;
 export function runStoreContract(
   name: string,
   makeStore: () => Promise<Store>,
-  options: { skip?: string | false } = {},
+  options: {
+    skip?: string | false;
+    /**
+     * Moves a wallet's balance by `deltaMicros` behind the store's back (raw SQL), so the audit can be
+     * shown to find a balance that is not the sum of its entries.
+     */
+    tamper: (walletId: string, deltaMicros: bigint) => Promise<void>;
+  },
 ): void {
   describe(`Store contract: ${name}`, { skip: options.skip ?? false }, () => {
     let store: Store;
@@ -674,6 +681,29 @@ export function runStoreContract(
         assert.deepEqual(audit.mismatches, []);
         assert.ok(audit.wallets >= 1);
         assert.ok(audit.entries >= 2);
+      });
+
+      test('auditLedger finds a balance that is not the sum of its entries, with both figures', async () => {
+        const owner = await account(3n * M);
+        const other = await account(2n * M);
+        await options.tamper(owner.walletId, 1n);
+        try {
+          assert.deepEqual((await store.auditLedger()).mismatches, [
+            { walletId: owner.walletId, balanceMicros: 3n * M + 1n, entriesMicros: 3n * M },
+          ]);
+          assert.equal(await store.sumEntries(owner.walletId), 3n * M, 'the entries are unchanged');
+        } finally {
+          await options.tamper(owner.walletId, -1n);
+        }
+        await options.tamper(other.walletId, -2n * M);
+        try {
+          assert.deepEqual((await store.auditLedger()).mismatches, [
+            { walletId: other.walletId, balanceMicros: 0n, entriesMicros: 2n * M },
+          ]);
+        } finally {
+          await options.tamper(other.walletId, 2n * M);
+        }
+        assert.deepEqual((await store.auditLedger()).mismatches, []);
       });
 
       test('usage is listed newest first and keyset-paged, by account or by key', async () => {
