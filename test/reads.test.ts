@@ -207,6 +207,83 @@ describe('JSON reads', () => {
   });
 });
 
+describe('bounds and typed filters', () => {
+  const yields = '/api/v1/data/macro/treasury-yield-series';
+  const datesOf = (res: { json: { data: { date: string }[] } }) => [
+    ...new Set(res.json.data.map((r) => r.date)),
+  ];
+
+  test('on a date time field, a from at midnight keeps its own day; a later time starts the next day', async () => {
+    const newest = await get(`${yields}?limit=1`);
+    const day = newest.json.data[0].date as string;
+    const byDate = await get(`${yields}?from=${day}&to=${day}&limit=1000`);
+    assert.equal(byDate.status, 200);
+    assert.deepEqual(datesOf(byDate), [day]);
+    for (const from of [`${day}T00:00:00Z`, `${day}T00:00`, `${day}T00:00:00`]) {
+      const res = await get(`${yields}?from=${from}&to=${day}&limit=1000`);
+      assert.equal(res.status, 200, from);
+      assert.equal(res.json.data.length, byDate.json.data.length, `from=${from} is the start of ${day}`);
+    }
+    const later = await get(`${yields}?from=${day}T00:00:01Z&limit=1000`);
+    assert.equal(later.json.data.length, 0, 'no day starts after the newest day began');
+  });
+
+  test('to=9999-12-31 (or its last second) is no upper bound at all', async () => {
+    const open = await get(`${yields}?limit=5`);
+    for (const to of ['9999-12-31', '9999-12-31T23:59:59Z']) {
+      const res = await get(`${yields}?to=${to}&limit=5`);
+      assert.equal(res.status, 200, to);
+      assert.deepEqual(res.json.data, open.json.data, `to=${to}`);
+    }
+  });
+
+  test('number filters match by value (01 is 1); booleans take true/false/1/0 in any case; other values are 400 and free', async () => {
+    const one = await get(`${yields}?limit=1`);
+    const months = one.json.data[0].maturity_months as number;
+    const exact = await get(`${yields}?maturity_months=${months}&limit=50`);
+    assert.ok(exact.json.data.length > 0);
+    assert.ok(exact.json.data.every((r: { maturity_months: number }) => r.maturity_months === months));
+    const padded = await get(`${yields}?maturity_months=0${months}&limit=50`);
+    assert.deepEqual(padded.json.data, exact.json.data, 'a leading zero is the same number');
+
+    const events = '/api/v1/data/calendar/fed-events';
+    const yes = await get(`${events}?is_fomc_meeting=true&limit=50`);
+    assert.ok(yes.json.data.length > 0);
+    for (const spelling of ['TRUE', 'True', '1']) {
+      const res = await get(`${events}?is_fomc_meeting=${spelling}&limit=50`);
+      assert.deepEqual(res.json.data, yes.json.data, spelling);
+    }
+    // MCP takes the same filters as JSON numbers and booleans.
+    for (const [dataset, filters, rest] of [
+      ['macro/treasury-yield-series', { maturity_months: months }, exact],
+      ['macro/treasury-yield-series', { maturity_months: [months, 99999] }, exact],
+      ['calendar/fed-events', { is_fomc_meeting: true }, yes],
+    ] as const) {
+      const mcp = await rpc(server, bearer(key), toolCall('read_dataset', { dataset, filters, limit: 50 }));
+      assert.equal(mcp.status, 200, mcp.text);
+      assert.equal(mcp.json.result.isError, undefined, mcp.text);
+      assert.deepEqual(mcp.json.result.structuredContent.data, rest.json.data, JSON.stringify(filters));
+    }
+    const no = await get(`${events}?is_fomc_meeting=0&limit=50`);
+    assert.ok(no.json.data.every((r: { is_fomc_meeting: boolean }) => r.is_fomc_meeting === false));
+
+    const before = await get('/api/v1/me');
+    for (const [path, field] of [
+      [`${yields}?maturity_months=twelve`, 'maturity_months'],
+      [`${yields}?maturity_months=1.5`, 'maturity_months'],
+      [`${yields}?maturity_months=0x10`, 'maturity_months'],
+      [`${events}?is_fomc_meeting=yes`, 'is_fomc_meeting'],
+    ] as const) {
+      const res = await get(path);
+      assert.equal(res.status, 400, path);
+      assert.equal(res.json.code, 'invalid_request');
+      assert.equal(res.json.errors[0].path, field);
+    }
+    const after = await get('/api/v1/me');
+    assert.equal(after.json.wallet.balance, before.json.wallet.balance, 'refused reads are free');
+  });
+});
+
 describe('CSV reads', () => {
   test('format=csv and Accept: text/csv give the same CSV, with the cost headers', async () => {
     const byParam = await get('/api/v1/data/equities/stock-prices?symbol=AAPL&limit=3&format=csv');

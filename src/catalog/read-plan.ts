@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { RowQuery } from '../store/port.ts';
 import type { CatalogEntry } from './catalog.ts';
+import type { FieldType } from './types.ts';
 
 export const MAX_LIMIT = 1000;
 export const DEFAULT_LIMIT = 100;
@@ -125,6 +126,10 @@ function invalid(detail: string, path: string): AppError {
   return new AppError('invalid_request', detail, { errors: [{ path, message: detail }] });
 }
 
+const DAY_MS = 86_400_000;
+/** The first instant after every bound a read can name (10000-01-01T00:00:00Z). */
+const END_OF_TIME = Date.UTC(10000, 0, 1);
+
 function nextDay(date: string): string {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + 1);
@@ -172,12 +177,54 @@ export class CursorCodec {
   }
 }
 
+const integerText = /^[+-]?\d{1,15}$/;
+const numberText = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const booleanText: Record<string, 'true' | 'false'> = {
+  true: 'true',
+  '1': 'true',
+  false: 'false',
+  '0': 'false',
+};
+
+/**
+ * A filter's values as the field's type compares them, distinct and sorted: numbers for integer and
+ * number fields (a row matches by value, so 01 finds 1 and every digit of a stored coordinate counts),
+ * true/false for booleans (also written 1/0, in any case), text otherwise. A value that is not of the
+ * field's type is refused rather than matched against nothing.
+ */
+function typedValues(name: string, type: FieldType | undefined, values: string[]): string[] | number[] {
+  if (type === 'integer' || type === 'number') {
+    const numbers = values.map((value) => {
+      const n = Number(value);
+      if (!(type === 'integer' ? integerText : numberText).test(value) || !Number.isFinite(n)) {
+        throw invalid(
+          `Filter "${name}" takes ${type === 'integer' ? 'whole numbers' : 'numbers'}: "${value}" is not one.`,
+          name,
+        );
+      }
+      return n;
+    });
+    return [...new Set(numbers)].sort((a, b) => a - b);
+  }
+  if (type === 'boolean') {
+    const booleans = values.map((value) => {
+      const b = booleanText[value.toLowerCase()];
+      if (b === undefined)
+        throw invalid(`Filter "${name}" takes true or false: "${value}" is neither.`, name);
+      return b;
+    });
+    return [...new Set(booleans)].sort();
+  }
+  return [...new Set(values)].sort();
+}
+
 export function planRead(entry: CatalogEntry, params: ReadParams, cursors: CursorCodec): ReadPlan {
   const dataset = entry.dataset;
   const entityFields = new Set(dataset.entity_fields);
   const fieldNames = new Set(dataset.fields.map((f) => f.name));
+  const fieldTypes = new Map(dataset.fields.map((f) => [f.name, f.type]));
 
-  const filters: Record<string, string[]> = {};
+  const filters: RowQuery['filters'] = {};
   for (const [name, values] of Object.entries(params.filters)) {
     if (!entityFields.has(name)) {
       const allowed = [...entityFields].join(', ') || 'none';
@@ -193,7 +240,7 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
     if (cleaned.some((v) => /[\u0000-\u001f\u007f]/.test(v)))
       throw invalid(`Filter "${name}" has a control character in a value.`, name);
-    filters[name] = [...new Set(cleaned)].sort();
+    filters[name] = typedValues(name, fieldTypes.get(name), cleaned);
   }
 
   let fields: string[] | null = null;
@@ -209,21 +256,23 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
   }
 
   // Bounds compare with the stored times as text, so they are written as the rows are. `from` is
-  // inclusive: a date is the start of its day. `to` is inclusive too, of its whole day for a date and of
-  // its second for a time: rows before the next day, or the next second.
+  // inclusive: a date is the start of its day, so a time at midnight is written as its date (a stored
+  // date sorts before any time of its day: as a time, 2024-01-09T00:00:00Z would leave out the day
+  // 2024-01-09). `to` is inclusive too, of its whole day for a date and of its second for a time: rows
+  // before the next day, or the next second. A `to` at the end of 9999 sets no upper bound.
   const from =
-    params.from === undefined || params.from.length === 10 ? params.from : storedTime(instantOf(params.from));
+    params.from === undefined || params.from.length === 10
+      ? params.from
+      : instantOf(params.from) % DAY_MS === 0
+        ? params.from.slice(0, 10)
+        : storedTime(instantOf(params.from));
   const toEnd =
-    params.to === undefined
-      ? undefined
-      : params.to.length === 10
-        ? instantOf(nextDay(params.to))
-        : instantOf(params.to) + 1000;
+    params.to === undefined ? undefined : instantOf(params.to) + (params.to.length === 10 ? DAY_MS : 1000);
   if (params.from !== undefined && toEnd !== undefined && instantOf(params.from) >= toEnd) {
     throw invalid('"from" is after "to".', 'from');
   }
   const toExclusive =
-    toEnd === undefined || params.to === undefined
+    toEnd === undefined || params.to === undefined || toEnd >= END_OF_TIME
       ? undefined
       : params.to.length === 10
         ? nextDay(params.to)

@@ -17,7 +17,12 @@ import { recipes } from '../domain/recipes.ts';
 import { capThatWouldRefuse, spendingCapReached } from '../domain/spending-caps.ts';
 import { AppError, toProblem } from '../errors.ts';
 import { datasetOut, describeEntry, entryOut, presentEntry, searchCatalog } from '../http/routes/catalog.ts';
-import { filterValue, readEnvelope, readMeta } from '../http/routes/data.ts';
+import { readEnvelope, readMeta } from '../http/routes/data.ts';
+
+/** A filter value as an agent may write it: text or a list as on REST, or a JSON number or boolean. */
+const mcpScalar = z.union([z.string().max(4096), z.number(), z.boolean()]);
+const mcpFilterValue = z.union([mcpScalar, z.array(mcpScalar).max(100)]);
+
 import { accountOut, presentAccount } from '../http/routes/me.ts';
 import { recipeOut } from '../http/routes/recipes.ts';
 import { tokens } from '../http/schemas.ts';
@@ -411,10 +416,10 @@ export function createTools(deps: Deps): McpTool[] {
     input: z.strictObject({
       dataset: datasetKey,
       filters: z
-        .record(z.string().max(64), filterValue)
+        .record(z.string().max(64), mcpFilterValue)
         .optional()
         .describe(
-          'Entity filters by field, e.g. {"symbol": ["AAPL", "MSFT"]} or {"symbol": "AAPL,MSFT"}; describe_dataset lists the entity fields.',
+          'Entity filters by field, e.g. {"symbol": ["AAPL", "MSFT"]} or {"symbol": "AAPL,MSFT"}; number and boolean fields also take JSON numbers and booleans ({"maturity_months": 120}, {"is_fomc_meeting": true}) and match by value. describe_dataset lists the entity fields and their types.',
         ),
       from: readOptionsShape.from.describe(
         'Earliest time on the time field, inclusive: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ.',
@@ -432,7 +437,9 @@ export function createTools(deps: Deps): McpTool[] {
       const filters: Record<string, string[]> = {};
       for (const [name, value] of Object.entries(args.filters ?? {})) {
         // An array holds the values themselves (a comma in one is part of it); a string is a list.
-        filters[name] = Array.isArray(value) ? value.map(quoteValue) : [value];
+        filters[name] = Array.isArray(value)
+          ? value.map((v) => quoteValue(String(v)))
+          : [typeof value === 'string' ? value : String(value)];
       }
       const params: ReadParams = {
         filters,

@@ -167,8 +167,11 @@ export interface RowQuery {
   from?: string;
   /** Exclusive upper bound on the time column. */
   toExclusive?: string;
-  /** Field name -> accepted values (OR within a field, AND across fields). */
-  filters: Record<string, string[]>;
+  /**
+   * Field name -> accepted values (OR within a field, AND across fields). Text values match the stored
+   * value's JSON text (a boolean as true/false); numbers match a stored JSON number of the same value.
+   */
+  filters: Record<string, string[] | number[]>;
   descending: boolean;
   /** Keyset position of the last row of the previous page. */
   after?: { t: string; id: number };

@@ -914,29 +914,38 @@ export function runStoreContract(
         assert.equal((await all({ filters: { symbol: ["x' OR '1'='1"] } })).length, 0);
       });
 
-      test('filters on a boolean or number field compare by its JSON text, the same on every store', async () => {
+      test('filters: booleans by their JSON text, numbers by value with every digit, the same on every store', async () => {
         const flagged = `test/flags-${unique()}`;
         const flags: Row[] = [
-          { date: '2026-01-01', is_meeting: true, count: 2 },
-          { date: '2026-01-02', is_meeting: false, count: 3 },
-          { date: '2026-01-03', is_meeting: true, count: 3 },
+          { date: '2026-01-01', is_meeting: true, count: 2, lat: -6.081689834590001, code: '01' },
+          { date: '2026-01-02', is_meeting: false, count: 3, lat: -6.08168983459, code: '1' },
+          { date: '2026-01-03', is_meeting: true, count: 3, lat: 144.29600524902344, code: '3' },
+          { date: '2026-01-04', is_meeting: null, count: null, lat: null, code: null },
         ];
         assert.equal(await store.loadRows(flagged, 'date', flags, 'sample'), true);
-        const days = async (filters: Record<string, string[]>) =>
+        const days = async (filters: Record<string, string[] | number[]>) =>
           (await store.queryRows({ dataset: flagged, filters, descending: false, limit: 10 })).map(
             (r) => r.t,
           );
         assert.deepEqual(await days({ is_meeting: ['true'] }), ['2026-01-01', '2026-01-03']);
         assert.deepEqual(await days({ is_meeting: ['false'] }), ['2026-01-02']);
         assert.deepEqual(await days({ is_meeting: ['1'] }), []);
-        assert.deepEqual(await days({ count: ['3'] }), ['2026-01-02', '2026-01-03']);
+        assert.deepEqual(await days({ count: [3] }), ['2026-01-02', '2026-01-03']);
+        assert.deepEqual(await days({ count: [2, 3.5] }), ['2026-01-01']);
+        // 15 significant digits would make these two one value.
+        assert.deepEqual(await days({ lat: [-6.081689834590001] }), ['2026-01-01']);
+        assert.deepEqual(await days({ lat: [-6.08168983459] }), ['2026-01-02']);
+        assert.deepEqual(await days({ lat: [144.29600524902344, 1] }), ['2026-01-03']);
+        // A number filter on a text field matches no text, and a text filter matches text exactly.
+        assert.deepEqual(await days({ code: [1] }), []);
+        assert.deepEqual(await days({ code: ['01'] }), ['2026-01-01']);
         const page = await store.queryPage({
           dataset: flagged,
-          filters: { is_meeting: ['true'] },
+          filters: { is_meeting: ['true'], lat: [144.29600524902344] },
           descending: false,
           limit: 10,
         });
-        assert.equal(page.count, 2);
+        assert.equal(page.count, 1);
       });
 
       test('time bounds: from is inclusive, toExclusive is exclusive', async () => {

@@ -887,9 +887,17 @@ export class PostgresStore implements Store {
     if (q.from !== undefined) where.push(`t >= ${bind(q.from)}`);
     if (q.toExclusive !== undefined) where.push(`t < ${bind(q.toExclusive)}`);
     for (const [field, accepted] of Object.entries(q.filters)) {
-      // The field name is a bound parameter of ->>, never spliced into SQL. Numbers and booleans
-      // compare by their JSON text (entity fields are strings in every shipped dataset).
-      where.push(`data ->> ${bind(field)} = ANY(${bind(accepted)}::text[])`);
+      // The field name is a bound parameter of -> and ->>, never spliced into SQL. Text values (and
+      // booleans, as true/false) compare with the stored JSON text; numbers as numbers (double
+      // precision, as SQLite and JavaScript read them), so 01 finds 1.
+      if (typeof accepted[0] === 'number') {
+        const name = bind(field);
+        where.push(
+          `(CASE WHEN json_typeof(data -> ${name}) = 'number' THEN (data ->> ${name})::float8 END) = ANY(${bind(accepted)}::float8[])`,
+        );
+      } else {
+        where.push(`data ->> ${bind(field)} = ANY(${bind(accepted)}::text[])`);
+      }
     }
     if (q.after) where.push(`(t, id) ${q.descending ? '<' : '>'} (${bind(q.after.t)}, ${bind(q.after.id)})`);
     const direction = q.descending ? 'DESC' : 'ASC';

@@ -589,12 +589,20 @@ export class SqliteStore implements Store {
       params.push(q.toExclusive);
     }
     for (const [field, values] of Object.entries(q.filters)) {
-      // The field name is bound as a JSON path parameter, never spliced into SQL. Values compare by
-      // their JSON text, as PostgreSQL's ->> gives it: json_extract would make true and false 1 and 0.
-      where.push(
-        `(CASE json_type(data, ?) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
-           ELSE CAST(json_extract(data, ?) AS TEXT) END) IN (${values.map(() => '?').join(', ')})`,
-      );
+      // The field name is bound as a JSON path parameter, never spliced into SQL. Text values compare
+      // with the JSON text, as PostgreSQL's ->> gives it (json_extract would make true and false 1 and
+      // 0). Numbers compare as numbers: a stored number printed as text keeps only 15 digits here.
+      const marks = values.map(() => '?').join(', ');
+      if (typeof values[0] === 'number') {
+        where.push(
+          `(CASE WHEN json_type(data, ?) IN ('integer', 'real') THEN json_extract(data, ?) END) IN (${marks})`,
+        );
+      } else {
+        where.push(
+          `(CASE json_type(data, ?) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
+             ELSE CAST(json_extract(data, ?) AS TEXT) END) IN (${marks})`,
+        );
+      }
       params.push(`$."${field}"`, `$."${field}"`, ...values);
     }
     if (q.after) {
