@@ -275,6 +275,45 @@ describe('export', () => {
     ]);
   });
 
+  test('a refund made after midnight gives back the day of the charge: the new day has its cap, no more', async () => {
+    const DAY = 86_400_000;
+    const partner = await operatorAccount(server, { pkg: 'partner' });
+    await server.request('PATCH', `/api/v1/keys/${partner.keyId}`, {
+      headers: bearer(partner.session),
+      body: { daily_tokens: 16 },
+    });
+    const midnight = (Math.floor(server.clock.now() / DAY) + 1) * DAY;
+    server.clock.t = midnight - 1000;
+    // The stream fails on its second page, two seconds later: the refund is made on the next UTC day.
+    failOnQuery = (query) => {
+      if (query.dataset !== H15 || query.after === undefined) return false;
+      server.clock.t = midnight + 1000;
+      return true;
+    };
+    try {
+      const failed = await fetch(`${server.url}/api/v1/export/${H15}`, { headers: bearer(partner.key) });
+      assert.equal(failed.status, 200);
+      await assert.rejects(failed.text());
+    } finally {
+      failOnQuery = null;
+    }
+    const usage = await server.deps.store.listUsage({ accountId: partner.id }, null, 10);
+    assert.deepEqual(
+      usage.map((u) => [u.outcome, u.at]),
+      [
+        ['refunded', midnight - 1000],
+        ['charged', midnight - 1000],
+      ],
+      'the reversal is dated with the charge it reverses',
+    );
+    const first = await server.request('GET', `/api/v1/export/${H15}`, { headers: bearer(partner.key) });
+    assert.equal(first.status, 200, first.text);
+    const second = await server.request('GET', `/api/v1/export/${H15}`, { headers: bearer(partner.key) });
+    assert.equal(second.status, 402, 'a second 15-token export would pass the 16-token cap of the new day');
+    assert.equal(second.json.code, 'spending_cap_reached');
+    assert.equal(second.json.spent_tokens, '15');
+  });
+
   test('HEAD is not an export: 405, nothing charged', async () => {
     const pro = await operatorAccount(server, { pkg: 'pro' });
     const res = await server.request('HEAD', `/api/v1/export/${H15}`, { headers: bearer(pro.key) });

@@ -94,7 +94,8 @@ export class DataExports {
    * Gives the tokens back when the stream fails on our side after the charge: a read is charged only
    * when it is served. A client that hangs up mid-stream was served; nothing is refunded then. The
    * reversal's usage event goes with the credit, so the key's spending caps and the account's month
-   * burn (its tier) no longer count the refunded export.
+   * burn (its tier) no longer count the refunded export. It is dated with the charge it reverses: a
+   * refund made after midnight gives back the day (and month) the export was charged in, not the next.
    */
   async refund(
     caller: Caller,
@@ -128,7 +129,7 @@ export class DataExports {
           burnedMicros: -burnedMicros,
           outcome: 'refunded',
           rows: 0,
-          at,
+          at: chargedAt,
         },
       },
     });

@@ -78,7 +78,7 @@ export function chooseType(accept: string | undefined, offered: readonly string[
   if (chosen !== null) return chosen;
   throw new AppError(
     'not_acceptable',
-    `This endpoint answers ${offered.join(' or ')}, and the Accept header admits neither; nothing was charged.`,
+    `This endpoint answers ${offered.join(' or ')}, and the Accept header admits ${offered.length === 1 ? 'no such type' : 'none of them'}; nothing was charged.`,
     { available: offered },
   );
 }
