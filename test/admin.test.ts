@@ -337,6 +337,29 @@ describe('operator edge cases', () => {
       (await server.deps.store.getWallet(account.walletId))?.balanceMicros,
       999_500_000_000n * 1_000_000n,
     );
+    // Filled to the brim by a credit the API made: retrying that same credit is its replay, not a 409.
+    const half = await adminRequest(server, 'POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+      headers: { 'idempotency-key': `brim-${account.id}` },
+      body: { tokens: 500_000_000 },
+    });
+    assert.equal(half.status, 201, half.text);
+    const replay = await adminRequest(server, 'POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+      headers: { 'idempotency-key': `brim-${account.id}` },
+      body: { tokens: 500_000_000 },
+    });
+    assert.equal(replay.status, 200, replay.text);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replay.json.entry.id, half.json.entry.id);
+    const other = await adminRequest(server, 'POST', `/api/v1/admin/accounts/${account.id}/credits`, {
+      headers: { 'idempotency-key': `brim-${account.id}` },
+      body: { tokens: 1 },
+    });
+    assert.equal(other.status, 409, 'the same key with another amount is still the key conflict');
+    assert.match(other.json.detail, /idempotency/i);
+    assert.equal(
+      (await server.deps.store.getWallet(account.walletId))?.balanceMicros,
+      1_000_000_000_000n * 1_000_000n,
+    );
   });
 
   test('a store failure while creating an account is that failure (503), not "the email exists"', async () => {

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { maskCredentials } from '../src/http/app.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import { ADMIN_TOKEN, operatorAccount } from './helpers/operator.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -206,6 +207,26 @@ test('a client request id is echoed when valid and replaced when not', async () 
   assert.equal(ok.headers.get('x-request-id'), 'abc-123');
   const bad = await server.request('GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
   assert.match(bad.headers.get('x-request-id') ?? '', /^req_/);
+});
+
+test('a control character escaped in the path (%00, %0A, %7F) is a 400 on every route, never a 500', async () => {
+  const owner = await operatorAccount(server, { tokens: 10 });
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const cases: [string, string, Record<string, string>][] = [
+    ['DELETE', '/api/v1/keys/key_%00', bearer(owner.session)],
+    ['PATCH', '/api/v1/keys/key_%0A', bearer(owner.session)],
+    ['GET', '/api/v1/admin/accounts/a%00@example.com', admin],
+    ['GET', '/api/v1/admin/accounts/acc_%7F', admin],
+    ['GET', '/api/v1/data/equities/stock%00-prices', bearer(key)],
+    ['GET', '/api/v1/recipes/dow30%00', bearer(key)],
+    ['GET', '/nowhere/%00', {}],
+  ];
+  for (const [method, path, headers] of cases) {
+    const res = await server.request(method, path, { headers, ...(method === 'PATCH' ? { body: {} } : {}) });
+    assert.equal(res.status, 400, `${method} ${path}: ${res.text}`);
+    assert.equal(res.json.code, 'invalid_request');
+  }
+  await assertLedgerBalanced(server);
 });
 
 test('GET /metrics: Prometheus text with the limiter metrics, at 0 with in-process limits', async () => {

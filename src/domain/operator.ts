@@ -10,7 +10,14 @@ import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import type { Row } from '../catalog/types.ts';
 import type { ServiceFile, Sku } from '../config.ts';
 import { AppError } from '../errors.ts';
-import type { AccountRecord, CreditResult, KeyRecord, LedgerEntry, Store } from '../store/port.ts';
+import {
+  type AccountRecord,
+  BalanceLimitReached,
+  type CreditResult,
+  type KeyRecord,
+  type LedgerEntry,
+  type Store,
+} from '../store/port.ts';
 import type { Credentials, IssuedKey } from './credentials.ts';
 import { newId } from './ids.ts';
 import { decimalToMicros, formatMicros } from './money.ts';
@@ -211,27 +218,28 @@ export class Operator {
       );
     }
     const account = await this.findAccount(accountRef);
-    const held = (await store.getWallet(account.walletId))?.balanceMicros ?? 0n;
-    // Checked before the credit: a check racing another credit can pass by at most 10^9 tokens each,
-    // still thousands of times below the 64-bit limit.
-    if (held + input.amountMicros > MAX_BALANCE_TOKENS * 1_000_000n) {
-      throw new AppError(
-        'conflict',
-        `The wallet would hold more than ${MAX_BALANCE_TOKENS} tokens, the most a wallet may hold.`,
-      );
-    }
     const kind = input.kind ?? 'topup';
     const memo = `operator ${kind} (${input.actor})${input.memo ? `: ${input.memo}` : ''}`;
-    const result = await store.credit({
-      walletId: account.walletId,
-      kind,
-      amountMicros: input.amountMicros,
-      at: this.#deps.now(),
-      // Namespaced, so an operator's key can never collide with the signup grant or a monthly credit.
-      idempotencyKey: `operator:${input.idempotencyKey}`,
-      memo,
-      ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
-    });
+    const result = await store
+      .credit({
+        walletId: account.walletId,
+        kind,
+        amountMicros: input.amountMicros,
+        at: this.#deps.now(),
+        // Namespaced, so an operator's key can never collide with the signup grant or a monthly credit.
+        idempotencyKey: `operator:${input.idempotencyKey}`,
+        memo,
+        // In the credit's transaction, after its idempotency key: a replay is answered as one.
+        maxBalanceMicros: MAX_BALANCE_TOKENS * 1_000_000n,
+        ...(input.requestId === undefined ? {} : { requestId: input.requestId }),
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof BalanceLimitReached)) throw error;
+        throw new AppError(
+          'conflict',
+          `The wallet would hold more than ${MAX_BALANCE_TOKENS} tokens, the most a wallet may hold.`,
+        );
+      });
     if (
       result.duplicate &&
       (result.entry.amountMicros !== input.amountMicros || result.entry.kind !== kind)

@@ -56,6 +56,22 @@ function brokenQueryEscape(url: string): boolean {
   }
 }
 
+/**
+ * Whether the path holds an escaped control character (%00-%1F, %7F): no key, account, dataset or
+ * recipe is named so, and PostgreSQL refuses a NUL in text outright (a 500 had been the answer).
+ */
+function controlInPath(url: string): boolean {
+  const end = url.indexOf('?');
+  const path = end < 0 ? url : url.slice(0, end);
+  if (path.indexOf('%') < 0) return false;
+  try {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+    return /[\u0000-\u001f\u007f]/.test(decodeURIComponent(path));
+  } catch {
+    return false; // a broken escape: the router refuses it
+  }
+}
+
 /** A URL with anything shaped like a key or a session JWT replaced, for the logs. */
 export function maskCredentials(url: string): string {
   return url
@@ -133,6 +149,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         'invalid_request',
         'The query string holds a broken %-escape (a % not followed by two hex digits, or bytes that are not UTF-8).',
       );
+    }
+    if (controlInPath(request.url)) {
+      throw new AppError('invalid_request', 'The path holds a control character (%00 to %1F, or %7F).');
     }
     // Routes without a declared mode still identify a presented credential, so a keyed caller is
     // limited as itself (and skips the IP fence where DECISIONS says so) on free routes too.

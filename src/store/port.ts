@@ -120,9 +120,20 @@ export interface CreditInput {
    * follows, is lowered by the amount if it still counts `month` (never below 0).
    */
   reverses?: { month: string; usage: UsageInput };
+  /**
+   * The most the wallet may hold after this credit: past it the credit throws BalanceLimitReached and
+   * changes nothing. Checked in the credit's transaction, after the idempotency key: a repeat of a
+   * credit already made is returned as such, whatever the balance now.
+   */
+  maxBalanceMicros?: bigint;
 }
 
 export type CreditResult = { entry: LedgerEntry; duplicate: boolean };
+
+/** A credit refused by `CreditInput.maxBalanceMicros`. */
+export class BalanceLimitReached extends Error {
+  override name = 'BalanceLimitReached';
+}
 
 /**
  * A per-key spending cap checked inside the debit: the key's burns since `sinceMs` (usage events of

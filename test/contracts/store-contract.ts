@@ -9,7 +9,13 @@ import { csvColumnsKey } from '../../src/catalog/csv.ts';
 import type { Row } from '../../src/catalog/types.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { type KeyKind, newKey } from '../../src/domain/keys.ts';
-import type { KeyRecord, PageQuery, Store, UsageInput } from '../../src/store/port.ts';
+import {
+  BalanceLimitReached,
+  type KeyRecord,
+  type PageQuery,
+  type Store,
+  type UsageInput,
+} from '../../src/store/port.ts';
 import { pageOfRows } from '../../src/store/rows.ts';
 
 const T0 = Date.parse('2026-11-21T15:00:00Z');
@@ -347,6 +353,40 @@ export function runStoreContract(
         assert.equal(results.filter((r) => !r.duplicate).length, 1);
         assert.equal(new Set(results.map((r) => r.entry.id)).size, 1);
         assert.equal((await store.getWallet(owner.walletId))?.balanceMicros, 3n * M);
+        assert.equal((await store.listEntries(owner.walletId)).length, 1);
+      });
+
+      test('maxBalanceMicros: past it a credit changes nothing; a repeat of a credit made is still its replay', async () => {
+        const owner = await account();
+        const credit = (amount: bigint, idempotencyKey: string) =>
+          store.credit({
+            walletId: owner.walletId,
+            kind: 'topup',
+            amountMicros: amount,
+            at: T0,
+            idempotencyKey,
+            maxBalanceMicros: 10n * M,
+          });
+        assert.equal((await credit(10n * M, 'fill')).duplicate, false, 'up to the maximum is allowed');
+        await assert.rejects(credit(1n, 'more'), BalanceLimitReached);
+        assert.equal((await credit(10n * M, 'fill')).duplicate, true);
+        // Concurrent credits cannot pass it together: each is checked in its own transaction.
+        const other = await account();
+        const results = await Promise.allSettled(
+          Array.from({ length: 6 }, (_, i) =>
+            store.credit({
+              walletId: other.walletId,
+              kind: 'topup',
+              amountMicros: 3n * M,
+              at: T0,
+              idempotencyKey: `c${i}`,
+              maxBalanceMicros: 10n * M,
+            }),
+          ),
+        );
+        assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3);
+        assert.equal((await store.getWallet(other.walletId))?.balanceMicros, 9n * M);
+        assert.equal((await store.getWallet(owner.walletId))?.balanceMicros, 10n * M);
         assert.equal((await store.listEntries(owner.walletId)).length, 1);
       });
 

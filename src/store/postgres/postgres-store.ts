@@ -13,28 +13,29 @@ import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import type { KeyKind } from '../../domain/keys.ts';
 import { AppError } from '../../errors.ts';
-import type {
-  AccountRecord,
-  CreditInput,
-  CreditResult,
-  DebitInput,
-  DebitResult,
-  KeyContext,
-  KeyRecord,
-  LedgerAudit,
-  LedgerEntry,
-  NewAccount,
-  PageQuery,
-  RowQuery,
-  RowSource,
-  SessionRecord,
-  SpendCap,
-  Store,
-  StoredPage,
-  StoredRow,
-  UsageEvent,
-  UsageInput,
-  WalletRecord,
+import {
+  type AccountRecord,
+  BalanceLimitReached,
+  type CreditInput,
+  type CreditResult,
+  type DebitInput,
+  type DebitResult,
+  type KeyContext,
+  type KeyRecord,
+  type LedgerAudit,
+  type LedgerEntry,
+  type NewAccount,
+  type PageQuery,
+  type RowQuery,
+  type RowSource,
+  type SessionRecord,
+  type SpendCap,
+  type Store,
+  type StoredPage,
+  type StoredRow,
+  type UsageEvent,
+  type UsageInput,
+  type WalletRecord,
 } from '../port.ts';
 import {
   accountColumns,
@@ -456,7 +457,9 @@ export class PostgresStore implements Store {
     return this.#tx(async (tx) => {
       // Lock the wallet first: a concurrent credit with the same idempotency key then waits here, and
       // the next statement (a fresh snapshot under READ COMMITTED) sees the entry the other committed.
-      const wallet = await tx.query('SELECT id FROM wallets WHERE id = $1 FOR UPDATE', [input.walletId]);
+      const wallet = await tx.query('SELECT balance_micros FROM wallets WHERE id = $1 FOR UPDATE', [
+        input.walletId,
+      ]);
       if (wallet.rowCount === 0) throw new Error(`wallet ${input.walletId} does not exist`);
       if (input.idempotencyKey) {
         const existing = await tx.query(
@@ -464,6 +467,12 @@ export class PostgresStore implements Store {
           [input.walletId, input.idempotencyKey],
         );
         if (existing.rows[0]) return { entry: entryFrom(existing.rows[0]), duplicate: true };
+      }
+      if (
+        input.maxBalanceMicros !== undefined &&
+        BigInt(wallet.rows[0]?.balance_micros as string) + input.amountMicros > input.maxBalanceMicros
+      ) {
+        throw new BalanceLimitReached(`wallet ${input.walletId} would pass its maximum balance`);
       }
       const entry = await tx.query(
         `WITH w AS (

@@ -10,27 +10,28 @@ import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import type { KeyKind } from '../../domain/keys.ts';
 import { AppError } from '../../errors.ts';
-import type {
-  AccountRecord,
-  CreditInput,
-  CreditResult,
-  DebitInput,
-  DebitResult,
-  KeyContext,
-  KeyRecord,
-  LedgerAudit,
-  LedgerEntry,
-  NewAccount,
-  PageQuery,
-  RowQuery,
-  RowSource,
-  SessionRecord,
-  Store,
-  StoredPage,
-  StoredRow,
-  UsageEvent,
-  UsageInput,
-  WalletRecord,
+import {
+  type AccountRecord,
+  BalanceLimitReached,
+  type CreditInput,
+  type CreditResult,
+  type DebitInput,
+  type DebitResult,
+  type KeyContext,
+  type KeyRecord,
+  type LedgerAudit,
+  type LedgerEntry,
+  type NewAccount,
+  type PageQuery,
+  type RowQuery,
+  type RowSource,
+  type SessionRecord,
+  type Store,
+  type StoredPage,
+  type StoredRow,
+  type UsageEvent,
+  type UsageInput,
+  type WalletRecord,
 } from '../port.ts';
 import {
   accountColumns,
@@ -338,6 +339,11 @@ export class SqliteStore implements Store {
           input.idempotencyKey,
         );
         if (existing) return { entry: entryFrom(existing), duplicate: true };
+      }
+      if (input.maxBalanceMicros !== undefined) {
+        const held = this.#get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
+        if (held && (held.balance_micros as bigint) + input.amountMicros > input.maxBalanceMicros)
+          throw new BalanceLimitReached(`wallet ${input.walletId} would pass its maximum balance`);
       }
       const wallet = this.#get(
         'UPDATE wallets SET balance_micros = balance_micros + ? WHERE id = ? RETURNING balance_micros',
