@@ -1,6 +1,7 @@
 /** Credentials: sandbox keys, public-test registration, live keys, sessions; expiry and revocation. */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { adminRequest, freshIp } from './helpers/operator.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -190,6 +191,30 @@ describe('public-test keys', () => {
     }
   });
 
+  test('an account an operator made registers for the public test once: the grant, a key, and nothing rotated', async () => {
+    const email = `operator-made-${Date.now()}@example.com`;
+    const made = await adminRequest(server, 'POST', '/api/v1/admin/accounts', {
+      body: { email, password: 'a long passphrase' },
+    });
+    assert.equal(made.status, 201, made.text);
+    assert.equal(made.json.wallet.balance, '0', 'no grant at creation');
+    const first = await server.request('POST', '/api/v1/auth/public-test', {
+      headers: { 'x-forwarded-for': freshIp() },
+      body: { email, password: 'a long passphrase' },
+    });
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.rotated, false, 'there was no public-test key to rotate');
+    assert.equal(first.json.grant_credited, true);
+    assert.equal(first.json.balance, '10000');
+    const again = await server.request('POST', '/api/v1/auth/public-test', {
+      headers: { 'x-forwarded-for': freshIp() },
+      body: { email, password: 'a long passphrase' },
+    });
+    assert.equal(again.json.rotated, true);
+    assert.equal(again.json.grant_credited, false);
+    assert.equal(again.json.balance, '10000');
+  });
+
   test('registering again rotates the key, revokes the old one and never credits the grant twice', async () => {
     const first = await publicTestKey(server);
     const second = await server.request('POST', '/api/v1/auth/public-test', {
@@ -352,6 +377,23 @@ describe('live keys and sessions', () => {
     const res = await server.request('GET', '/api/v1/me', { headers: bearer(created.json.key) });
     assert.equal(res.status, 401);
     assert.equal(res.json.code, 'key_expired');
+  });
+
+  test('an expiry may be written with an offset: it is that instant, given back in UTC', async () => {
+    const { session } = await walletAccount(server, 10);
+    const at = server.clock.now() + 2 * HOUR;
+    const local = new Date(at + HOUR).toISOString().replace('.000Z', '+01:00');
+    const created = await server.request('POST', '/api/v1/keys', {
+      headers: bearer(session),
+      body: { name: 'offset', expires_at: local },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(Date.parse(created.json.expires_at), at);
+    const local2 = await server.request('POST', '/api/v1/keys', {
+      headers: bearer(session),
+      body: { expires_at: '2027-01-01T00:00:00' },
+    });
+    assert.equal(local2.status, 400, 'a time without its zone is refused: never the server local time');
   });
 
   test('a Terminal session pays the 35% surcharge after the discount', async () => {

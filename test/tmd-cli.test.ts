@@ -402,6 +402,30 @@ describe('tmd import: what a file may not hold', () => {
       assert.match(res.stderr, /--expires-at must be an ISO 8601 time with Z or an offset/);
     }
   });
+  test('tmd key create --name and tmd credit --memo follow the API: no control characters, a name of 1 to 100', async () => {
+    const created = await tmd(['account', 'create', `cli-labels-${Date.now()}@example.com`]);
+    assert.equal(created.code, 0, created.stderr);
+    const id = JSON.parse(created.stdout).id as string;
+    for (const name of ['', 'a\tb', 'x'.repeat(101)]) {
+      const res = await tmd(['key', 'create', id, '--name', name]);
+      assert.equal(res.code, 2, `--name ${JSON.stringify(name)}: ${res.stderr}`);
+      assert.match(res.stderr, /--name/);
+    }
+    const memo = await tmd([
+      'credit',
+      id,
+      '5',
+      '--idempotency-key',
+      'cli-memo',
+      '--memo',
+      'line1\nline2\u0007',
+    ]);
+    assert.equal(memo.code, 2, memo.stderr);
+    assert.match(memo.stderr, /--memo: must not contain control characters/);
+    const shown = await tmd(['account', 'show', id]);
+    assert.equal(shown.json.wallet.balance, '0', 'nothing was credited');
+    assert.deepEqual(shown.json.keys, [], 'no key was made');
+  });
 });
 
 describe('tmd operator commands', () => {

@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import {
   ImportError,
   type ImportFormat,
@@ -27,6 +26,7 @@ import {
 } from '../domain/operator.ts';
 import { AppError } from '../errors.ts';
 import { presentAccountView, presentEntry, presentKey } from '../http/present.ts';
+import { keyExpiry, label } from '../http/schemas.ts';
 
 /** A file's text; bytes that are not UTF-8 refuse the import rather than turning into U+FFFD. */
 function readUtf8(file: string): string {
@@ -253,7 +253,7 @@ async function dispatch(deps: Deps, io: CliIo, argv: string[]): Promise<void> {
         amountMicros,
         idempotencyKey,
         kind: values.kind as OperatorCreditKind,
-        ...(values.memo === undefined ? {} : { memo: values.memo }),
+        ...(values.memo === undefined ? {} : { memo: parsed(label(200), values.memo, '--memo') }),
         actor: 'cli',
       });
       print(io, {
@@ -271,17 +271,15 @@ async function dispatch(deps: Deps, io: CliIo, argv: string[]): Promise<void> {
           options: { name: { type: 'string' }, 'expires-at': { type: 'string' } },
         });
         const expires = values['expires-at'];
-        // The admin API's rule: an ISO 8601 time with its zone (Z or an offset), never the local time.
-        if (expires !== undefined && !z.iso.datetime({ offset: true }).safeParse(expires).success)
+        // The API's rules: an ISO 8601 time with its zone (Z or an offset), never the local time; a
+        // name of 1 to 100 characters without control characters.
+        if (expires !== undefined && !keyExpiry.safeParse(expires).success)
           throw new UsageError(
             '--expires-at must be an ISO 8601 time with Z or an offset, e.g. 2027-01-01T00:00:00Z',
           );
         const expiresAt = expires === undefined ? null : Date.parse(expires);
-        const issued = await operator.createKey(
-          arg(positionals, 0, 'account'),
-          values.name ?? null,
-          expiresAt,
-        );
+        const name = values.name === undefined ? null : parsed(label(100).min(1), values.name, '--name');
+        const issued = await operator.createKey(arg(positionals, 0, 'account'), name, expiresAt);
         print(io, { ...presentKey(issued.record, now()), key: issued.secret });
         return;
       }

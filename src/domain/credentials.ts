@@ -206,13 +206,21 @@ export class Credentials {
     const fresh = newKey('public_test');
     const expiresAt = Math.min(now + fpt.key_ttl_days * DAY_MS, windowEnd);
     const record = keyRecord('public_test', fresh, account.walletId, account.id, now, expiresAt);
+    // Rotated: a public-test key that still worked is revoked by this one (an account an operator made,
+    // registering for the first time, had none).
+    const replaced = created
+      ? false
+      : (await store.listKeys(account.id)).some(
+          (k) =>
+            k.kind === 'public_test' && k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now),
+        );
     await store.replaceKeys(account.id, 'public_test', record, now);
     return {
       secret: fresh.secret,
       record,
       account,
       created,
-      rotated: !created,
+      rotated: replaced,
       grantCredited: !grant.duplicate,
     };
   }

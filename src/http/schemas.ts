@@ -11,6 +11,14 @@ export const label = (max: number) =>
     .max(max)
     .regex(/^\P{Cc}*$/u, 'must not contain control characters');
 
+/** A key's expiry: an ISO 8601 time with its zone, Z or an offset (never the server's local time). */
+export const keyExpiry = z.iso
+  .datetime({ offset: true })
+  .optional()
+  .describe(
+    'Optional expiry, an ISO 8601 time with Z or an offset (2027-01-01T00:00:00+01:00); never by default.',
+  );
+
 export const tokens = z
   .string()
   .regex(/^-?\d+(\.\d{1,6})?$/)

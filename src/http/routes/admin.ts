@@ -20,7 +20,7 @@ import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { SESSION_COOKIE } from '../auth-hook.ts';
 import { presentAccountView, presentEntry, presentKey } from '../present.ts';
-import { bodyCodes, edge, issuedKeyOut, keyOut, label, problems, tokens } from '../schemas.ts';
+import { bodyCodes, edge, issuedKeyOut, keyExpiry, keyOut, label, problems, tokens } from '../schemas.ts';
 
 const ADMIN_CHALLENGE = 'Bearer realm="token-metered-data-admin"';
 const credentialShape = /^tmd_|^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -312,7 +312,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
         body: z
           .strictObject({
             name: label(100).min(1).optional(),
-            expires_at: z.iso.datetime().optional(),
+            expires_at: keyExpiry,
           })
           .nullish(),
         response: { 201: issuedKeyOut, ...problems(...adminRefusals, ...bodyCodes, 'not_found') },

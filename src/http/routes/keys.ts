@@ -6,7 +6,7 @@ import { capAmount, Operator } from '../../domain/operator.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { presentKey } from '../present.ts';
-import { bodyCodes, edge, issuedKeyOut, keyOut, label, problems } from '../schemas.ts';
+import { bodyCodes, edge, issuedKeyOut, keyExpiry, keyOut, label, problems } from '../schemas.ts';
 
 function accountOf(caller: Caller | null) {
   if (!caller?.account) throw new AppError('forbidden', 'Keys are managed by a logged-in account session.');
@@ -31,7 +31,7 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
         body: z
           .strictObject({
             name: label(100).min(1).optional(),
-            expires_at: z.iso.datetime().optional().describe('Optional expiry; never by default.'),
+            expires_at: keyExpiry,
           })
           .nullish(),
         response: { 201: issuedKeyOut, ...problems(...sessionRefusals, ...bodyCodes) },
