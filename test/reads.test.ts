@@ -376,6 +376,11 @@ describe('catalog', () => {
     const cheap = await server.request('GET', '/api/v1/catalog?max_cost=1');
     assert.ok(cheap.json.data.length >= 10);
     assert.ok(cheap.json.data.every((e: { list_cost: number }) => e.list_cost <= 1));
+    for (const bad of ['', '0x10', '-1', '1.5', 'one']) {
+      const res = await server.request('GET', `/api/v1/catalog?max_cost=${bad}`);
+      assert.equal(res.status, 400, `max_cost=${bad} is no whole number, not 0 or 16`);
+      assert.equal(res.json.code, 'invalid_request');
+    }
     const cftc = await server.request('GET', '/api/v1/catalog?domain=cftc');
     assert.ok(cftc.json.data.every((e: { domain: string }) => e.domain === 'cftc'));
     assert.ok(cftc.json.data.length >= 14);

@@ -11,6 +11,17 @@ export const label = (max: number) =>
     .max(max)
     .regex(/^\P{Cc}*$/u, 'must not contain control characters');
 
+/**
+ * A whole number in a query string: digits only ('' and 0x10 are not numbers, as z.coerce would take
+ * them for 0 and 16), then bounded.
+ */
+export const queryInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.int().min(min).max(max));
+
 /** A key's expiry: an ISO 8601 time with its zone, Z or an offset (never the server's local time). */
 export const keyExpiry = z.iso
   .datetime({ offset: true })

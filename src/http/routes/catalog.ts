@@ -6,7 +6,7 @@ import { quoteValue } from '../../catalog/read-plan.ts';
 import { fieldTypes } from '../../catalog/types.ts';
 import type { Deps } from '../../deps.ts';
 import type { TypedApp } from '../app.ts';
-import { edge, problems } from '../schemas.ts';
+import { edge, problems, queryInt } from '../schemas.ts';
 
 export const entryOut = z.object({
   key: z.string(),
@@ -112,12 +112,7 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps): void {
         querystring: z.strictObject({
           domain: z.string().max(64).optional().describe('Only keys in this domain.'),
           free: z.enum(['true', 'false']).optional().describe('true: only P0 keys (readable by free keys).'),
-          max_cost: z.coerce
-            .number()
-            .int()
-            .min(0)
-            .optional()
-            .describe('Only keys whose list cost is at most this.'),
+          max_cost: queryInt(0, 1_000_000).optional().describe('Only keys whose list cost is at most this.'),
           q: z
             .string()
             .max(200)

@@ -10,7 +10,7 @@ import { nextTier } from '../../domain/pricing.ts';
 import { AppError } from '../../errors.ts';
 import type { TypedApp } from '../app.ts';
 import { iso } from '../present.ts';
-import { edge, problems, tokens } from '../schemas.ts';
+import { edge, problems, queryInt, tokens } from '../schemas.ts';
 
 /** Who is calling and what they hold: REST's GET /api/v1/me and the MCP get_account tool. */
 export const accountOut = z.object({
@@ -108,7 +108,7 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
         summary: 'Usage events, newest first, with each cost (paged by cursor)',
         security: [{ bearer: [] }, { apiKey: [] }],
         querystring: z.strictObject({
-          limit: z.coerce.number().int().min(1).max(500).default(50),
+          limit: queryInt(1, 500).default(50).describe('Events per page, 1 to 500 (default 50).'),
           cursor: z.string().max(64).optional().describe('meta.next_cursor of the previous page.'),
         }),
         response: {
