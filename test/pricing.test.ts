@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { chargeMicros, formatMicros, percentToBasisPoints } from '../src/domain/money.ts';
 import { makePricing, priceRead, tierFor } from '../src/domain/pricing.ts';
-import { baseConfig, startServer, type TestServer } from './helpers/server.ts';
+import type { PageQuery } from '../src/store/port.ts';
+import {
+  assertLedgerBalanced,
+  baseConfig,
+  bearer,
+  startServer,
+  TestClock,
+  type TestServer,
+  walletAccount,
+} from './helpers/server.ts';
 
 // Written out from spec 8.1, not read from configuration.
 const cot =
@@ -240,5 +249,72 @@ describe('charges (spec 8.4, DECISIONS Money)', () => {
       0n,
     );
     assert.throws(() => percentToBasisPoints(2.555));
+  });
+});
+
+describe('a read that straddles a UTC month change', () => {
+  let server: TestServer;
+  let hold: Promise<void> | null = null;
+  let held: () => void = () => {};
+  before(async () => {
+    server = await startServer({
+      clock: new TestClock(Date.parse('2026-11-30T23:59:59.900Z')),
+      config: (c) => {
+        for (const tier of c.pricing.loyalty_tiers) tier.rate_limit = 100_000;
+      },
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, property, receiver) {
+            if (property === 'queryPage') {
+              return async (query: PageQuery) => {
+                if (hold && query.dataset === 'macro/fed-h15-series') {
+                  held();
+                  await hold;
+                }
+                return target.queryPage(query);
+              };
+            }
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+  });
+  after(async () => {
+    await assertLedgerBalanced(server);
+    await server.close();
+  });
+
+  test('counts in its own month: the new month keeps its burn, and its tier', async () => {
+    const { key } = await walletAccount(server, 10_000);
+    let release: () => void = () => {};
+    hold = new Promise((resolve) => {
+      release = resolve;
+    });
+    const entered = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    // Begun on 30 November, held while December's first reads commit.
+    const late = server.request('GET', '/api/v1/data/macro/fed-h15-series?limit=1', { headers: bearer(key) });
+    await entered;
+    server.clock.t = Date.parse('2026-12-01T00:00:00.100Z');
+    for (let i = 0; i < 50; i++) {
+      const read = await server.request('GET', '/api/v1/data/filings/documents?limit=1', {
+        headers: bearer(key),
+      });
+      assert.equal(read.headers.get('x-request-tokens'), '10', `read ${i}`);
+    }
+    hold = null;
+    release();
+    const lateRead = await late;
+    assert.equal(lateRead.status, 200);
+    assert.equal(lateRead.headers.get('x-request-tokens'), '5', 'charged, at November prices');
+    const me = await server.request('GET', '/api/v1/me', { headers: bearer(key) });
+    assert.equal(me.json.burned_this_month, '500', 'December keeps its 500');
+    assert.equal(me.json.tier.level, 2);
+    const next = await server.request('GET', '/api/v1/data/filings/documents?limit=1', {
+      headers: bearer(key),
+    });
+    assert.equal(next.headers.get('x-token-cost'), '9.8', 'the second tier: 2% off');
   });
 });

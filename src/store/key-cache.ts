@@ -93,6 +93,13 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     },
     async debit(input: DebitInput): Promise<DebitResult> {
       const result = await store.debit(input);
+      const burnMonthMicros = result.ok ? result.burnMonthMicros : undefined;
+      if (burnMonthMicros === null) {
+        // The wallet is in a later month than this debit's: its figures are read afresh.
+        changed(`wal:${input.walletId}`);
+        for (const digest of [...(byWallet.get(input.walletId) ?? [])]) drop(digest);
+        return result;
+      }
       for (const digest of byWallet.get(input.walletId) ?? []) {
         const entry = byDigest.get(digest);
         if (!entry) continue;
@@ -101,7 +108,7 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
           wallet: {
             ...entry.context.wallet,
             balanceMicros: result.balanceMicros,
-            ...(result.ok ? { burnMonth: input.month, burnMonthMicros: result.burnMonthMicros } : {}),
+            ...(burnMonthMicros === undefined ? {} : { burnMonth: input.month, burnMonthMicros }),
           },
         };
       }

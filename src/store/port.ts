@@ -155,7 +155,17 @@ export interface DebitInput {
 }
 
 export type DebitResult =
-  | { ok: true; balanceMicros: bigint; burnMonthMicros: bigint; entryId: string }
+  | {
+      ok: true;
+      balanceMicros: bigint;
+      /**
+       * The wallet's burn in the debit's month after it; null when the wallet is already in a later
+       * month (a read begun before a UTC month change, committed after reads of the new month: it
+       * counts in its own month, and the later month's burn is left as it was).
+       */
+      burnMonthMicros: bigint | null;
+      entryId: string;
+    }
   | {
       ok: false;
       balanceMicros: bigint;

@@ -506,6 +506,41 @@ export function runStoreContract(
       // Debits fired together on one wallet (PostgreSQL groups them into one transaction, applying a
       // wallet's run with one UPDATE of its total when the balance covers it): every figure must be what
       // applying them one by one, in some order, gives.
+      test('a debit of a month the wallet has left counts in that month: the later month keeps its burn', async () => {
+        const owner = await account(100n * M);
+        const later = await debit(owner.walletId, 5n * M, {}, '2026-12');
+        assert.ok(later.ok);
+        assert.equal(later.burnMonthMicros, 5n * M);
+        // A read begun in November, committed after December's first read.
+        const late = await debit(owner.walletId, 3n * M, {}, '2026-11');
+        assert.ok(late.ok, 'charged all the same');
+        assert.equal(late.balanceMicros, 92n * M);
+        assert.equal(late.burnMonthMicros, null, 'its month is not the wallet month');
+        const wallet = await store.getWallet(owner.walletId);
+        assert.equal(wallet?.burnMonth, '2026-12', 'the month never moves backwards');
+        assert.equal(wallet?.burnMonthMicros, 5n * M);
+        // Together, as a group commit takes them (one run of each month, in any order).
+        const mixed = await Promise.all(
+          [1n, 2n, 4n, 8n].map((a, i) => debit(owner.walletId, a * M, {}, i % 2 ? '2026-11' : '2026-12')),
+        );
+        assert.ok(mixed.every((r) => r.ok));
+        assert.deepEqual(
+          mixed.map((r) => r.ok && r.burnMonthMicros === null),
+          [false, true, false, true],
+          'the November debits report no month figure',
+        );
+        const after = await store.getWallet(owner.walletId);
+        assert.equal(after?.burnMonth, '2026-12');
+        assert.equal(after?.burnMonthMicros, (5n + 1n + 4n) * M, 'only December debits count in December');
+        assert.equal(after?.balanceMicros, (92n - 15n) * M);
+        assert.equal(await store.sumEntries(owner.walletId), after?.balanceMicros);
+        // And a later month still moves it forward.
+        const next = await debit(owner.walletId, 2n * M, {}, '2027-01');
+        assert.ok(next.ok);
+        assert.equal(next.burnMonthMicros, 2n * M);
+        assert.equal((await store.getWallet(owner.walletId))?.burnMonth, '2027-01');
+      });
+
       test('concurrent debits of different amounts: each sees the figures just after itself', async () => {
         const owner = await account(100n * M);
         await debit(owner.walletId, 3n * M); // the month's burn starts at 3
@@ -514,7 +549,8 @@ export function runStoreContract(
         assert.ok(results.every((r) => r.ok));
         const total = amounts.reduce((sum, a) => sum + a, 0n);
         // Balance plus month burn is the same after every debit of one month: 97 + 3.
-        for (const r of results) if (r.ok) assert.equal(r.balanceMicros + r.burnMonthMicros, 100n * M);
+        for (const r of results)
+          if (r.ok) assert.equal(r.balanceMicros + (r.burnMonthMicros ?? -1n), 100n * M);
         // Replayed from the highest balance down, each step is exactly that debit's amount.
         const order = results
           .map((r, i) => ({ balance: r.balanceMicros, amount: amounts[i] as bigint }))

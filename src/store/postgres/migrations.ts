@@ -341,4 +341,120 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       END $$;
     `,
   },
+  {
+    version: 6,
+    name: 'debits never move a wallet back to an earlier month',
+    // A read that began before a UTC month change can commit after reads of the new month: its debit
+    // used to set the wallet's month back and restart the month's burn from its own amount (the new
+    // month's burn, which the tier follows, was lost). Now a debit of a month the wallet has left
+    // counts in that month only: the month never moves backwards and the newer month's burn stays.
+    // Same signature and result columns (nodes of the previous version keep their prepared calls);
+    // o_month_micros is null for such a debit, as the month it returns figures for is not the debit's.
+    sql: `
+      CREATE OR REPLACE FUNCTION tmd_debit_batch(
+        p_wallet text[], p_amount bigint[], p_month text[], p_at bigint[], p_request text[], p_key text[],
+        p_account text[], p_dataset text[], p_channel text[], p_list bigint[], p_cost bigint[], p_burned bigint[],
+        p_outcome text[], p_rows integer[]
+      ) RETURNS TABLE (o_index integer, o_balance bigint, o_month_micros bigint, o_entry bigint)
+      LANGUAGE plpgsql AS $$
+      DECLARE
+        n integer := coalesce(array_length(p_wallet, 1), 0);
+        v_balance bigint[] := array_fill(NULL::bigint, ARRAY[n]);
+        v_month bigint[] := array_fill(NULL::bigint, ARRAY[n]);
+        v_bm text;
+        v_b bigint;
+        v_m bigint;
+        i integer := 1;
+        j integer;
+        v_total bigint;
+        v_left bigint;
+        v_one_month boolean;
+      BEGIN
+        WHILE i <= n LOOP
+          IF p_amount[i] <= 0 THEN
+            i := i + 1;
+            CONTINUE;
+          END IF;
+          -- The run of this wallet's items from i (zero-burn records in it are skipped).
+          j := i;
+          v_total := 0;
+          v_one_month := true;
+          WHILE j <= n AND p_wallet[j] = p_wallet[i] LOOP
+            IF p_amount[j] > 0 THEN
+              v_total := v_total + p_amount[j];
+              v_one_month := v_one_month AND p_month[j] = p_month[i];
+            END IF;
+            j := j + 1;
+          END LOOP;
+          v_b := NULL;
+          IF v_one_month THEN
+            UPDATE wallets w
+               SET balance_micros = w.balance_micros - v_total,
+                   burn_month_micros = CASE WHEN w.burn_month = p_month[i] THEN w.burn_month_micros + v_total
+                                            WHEN w.burn_month > p_month[i] THEN w.burn_month_micros
+                                            ELSE v_total END,
+                   burn_month = GREATEST(w.burn_month, p_month[i])
+             WHERE w.id = p_wallet[i] AND w.balance_micros >= v_total
+            RETURNING w.balance_micros, w.burn_month_micros, w.burn_month INTO v_b, v_m, v_bm;
+          END IF;
+          IF v_b IS NOT NULL THEN
+            -- Every debit of the run went through: the figures after each, in order.
+            v_left := v_total;
+            FOR k IN i .. j - 1 LOOP
+              CONTINUE WHEN p_amount[k] <= 0;
+              v_left := v_left - p_amount[k];
+              v_balance[k] := v_b + v_left;
+              -- A run of a month the wallet has already left counts in that month, not in the newer one.
+              v_month[k] := CASE WHEN v_bm = p_month[i] THEN v_m - v_left END;
+            END LOOP;
+          ELSE
+            FOR k IN i .. j - 1 LOOP
+              CONTINUE WHEN p_amount[k] <= 0;
+              UPDATE wallets w
+                 SET balance_micros = w.balance_micros - p_amount[k],
+                     burn_month_micros = CASE WHEN w.burn_month = p_month[k] THEN w.burn_month_micros + p_amount[k]
+                                              WHEN w.burn_month > p_month[k] THEN w.burn_month_micros
+                                              ELSE p_amount[k] END,
+                     burn_month = GREATEST(w.burn_month, p_month[k])
+               WHERE w.id = p_wallet[k] AND w.balance_micros >= p_amount[k]
+              RETURNING w.balance_micros, w.burn_month_micros, w.burn_month INTO v_b, v_m, v_bm;
+              IF FOUND THEN
+                v_balance[k] := v_b;
+                v_month[k] := CASE WHEN v_bm = p_month[k] THEN v_m END;
+              END IF;
+            END LOOP;
+          END IF;
+          i := j;
+        END LOOP;
+        -- Refused debits (no balance) write nothing and return no row; zero-burn records (amount 0)
+        -- write their usage event only.
+        RETURN QUERY
+        WITH item AS (
+          SELECT x.* FROM unnest(p_wallet, p_amount, p_at, p_request, v_balance, v_month)
+                 WITH ORDINALITY AS x(x_wallet, x_amount, x_at, x_request, x_balance, x_month, x_idx)
+           WHERE x.x_amount = 0 OR x.x_balance IS NOT NULL
+        ), entry AS (
+          INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id)
+          SELECT item.x_wallet, 'burn', -item.x_amount, item.x_balance, item.x_at, item.x_request
+            FROM item WHERE item.x_amount > 0 ORDER BY item.x_idx
+          RETURNING ledger_entries.id, ledger_entries.wallet_id, ledger_entries.balance_after_micros
+        ), used AS (
+          INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros,
+                                    cost_micros, burned_micros, outcome, rows, at)
+          SELECT u.u_request, u.u_key, u.u_account, u.u_wallet, u.u_dataset, u.u_channel, u.u_list, u.u_cost,
+                 u.u_burned, u.u_outcome, u.u_rows, u.u_at
+            FROM unnest(p_request, p_key, p_account, p_wallet, p_dataset, p_channel, p_list, p_cost, p_burned,
+                        p_outcome, p_rows, p_at, p_amount, v_balance)
+                 WITH ORDINALITY AS u(u_request, u_key, u_account, u_wallet, u_dataset, u_channel, u_list, u_cost,
+                                      u_burned, u_outcome, u_rows, u_at, u_amount, u_balance, u_idx)
+           WHERE u.u_amount = 0 OR u.u_balance IS NOT NULL
+           ORDER BY u.u_idx
+        )
+        SELECT item.x_idx::integer, item.x_balance, item.x_month, entry.id
+          FROM item LEFT JOIN entry
+            ON entry.wallet_id = item.x_wallet AND entry.balance_after_micros = item.x_balance
+         ORDER BY item.x_idx;
+      END $$;
+    `,
+  },
 ];

@@ -527,7 +527,10 @@ export class PostgresStore implements Store {
     };
   }
 
-  /** The debit: one conditional statement that moves the balance and writes its entry and usage event. */
+  /**
+   * The debit: one conditional statement that moves the balance and writes its entry and usage event.
+   * The month never moves backwards (see migration 6).
+   */
   #debitStatement(input: DebitInput): Statement {
     const u = input.usage;
     return {
@@ -535,10 +538,11 @@ export class PostgresStore implements Store {
       text: `WITH w AS (
                UPDATE wallets
                   SET balance_micros = balance_micros - $1,
-                      burn_month_micros = CASE WHEN burn_month = $2 THEN burn_month_micros + $1 ELSE $1 END,
-                      burn_month = $2
+                      burn_month_micros = CASE WHEN burn_month = $2 THEN burn_month_micros + $1
+                                               WHEN burn_month > $2 THEN burn_month_micros ELSE $1 END,
+                      burn_month = GREATEST(burn_month, $2)
                 WHERE id = $3 AND balance_micros >= $1
-               RETURNING balance_micros, burn_month_micros
+               RETURNING balance_micros, CASE WHEN burn_month = $2 THEN burn_month_micros END AS burn_month_micros
              ), e AS (
                INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id)
                SELECT $3, 'burn', -$1::bigint, w.balance_micros, $4, $5 FROM w
@@ -711,7 +715,7 @@ export class PostgresStore implements Store {
       return {
         ok: true,
         balanceMicros: big(row.balance_micros),
-        burnMonthMicros: big(row.burn_month_micros),
+        burnMonthMicros: row.burn_month_micros === null ? null : big(row.burn_month_micros),
         entryId: str(row.entry_id),
       };
     }

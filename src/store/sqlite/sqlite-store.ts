@@ -419,10 +419,14 @@ export class SqliteStore implements Store {
       }
     }
     const updated = this.#get(
+      // The month never moves backwards: a read begun before a UTC month change that commits after
+      // reads of the new month counts in its own month, and the new month's burn stays.
       `UPDATE wallets SET balance_micros = balance_micros - ?1,
-          burn_month_micros = CASE WHEN burn_month = ?2 THEN burn_month_micros + ?1 ELSE ?1 END,
-          burn_month = ?2
-        WHERE id = ?3 AND balance_micros >= ?1 RETURNING balance_micros, burn_month_micros`,
+          burn_month_micros = CASE WHEN burn_month = ?2 THEN burn_month_micros + ?1
+                                   WHEN burn_month > ?2 THEN burn_month_micros ELSE ?1 END,
+          burn_month = MAX(burn_month, ?2)
+        WHERE id = ?3 AND balance_micros >= ?1
+        RETURNING balance_micros, CASE WHEN burn_month = ?2 THEN burn_month_micros END AS burn_month_micros`,
       input.amountMicros,
       input.month,
       input.walletId,
@@ -444,7 +448,7 @@ export class SqliteStore implements Store {
     return {
       ok: true,
       balanceMicros,
-      burnMonthMicros: big(updated.burn_month_micros),
+      burnMonthMicros: updated.burn_month_micros === null ? null : big(updated.burn_month_micros),
       entryId: str(entry.id),
     };
   }
