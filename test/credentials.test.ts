@@ -394,6 +394,11 @@ describe('live keys and sessions', () => {
       body: { expires_at: '2027-01-01T00:00:00' },
     });
     assert.equal(local2.status, 400, 'a time without its zone is refused: never the server local time');
+    const past9999 = await server.request('POST', '/api/v1/keys', {
+      headers: bearer(session),
+      body: { expires_at: '9999-12-31T23:59:59-23:59' },
+    });
+    assert.equal(past9999.status, 400, 'an offset cannot carry an expiry past the year 9999');
   });
 
   test('a Terminal session pays the 35% surcharge after the discount', async () => {

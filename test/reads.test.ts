@@ -112,7 +112,8 @@ describe('JSON reads', () => {
       [plan('2027-12-31T23:30', '2027-12-31T23:30').from, plan(undefined, '2027-12-31T23:30').toExclusive],
       ['2027-12-31T23:30:00Z', '2027-12-31T23:30:01Z'],
     );
-    assert.equal(plan(undefined, '2027-12-31T23:59:59Z').toExclusive, '2028-01-01T00:00:00Z');
+    // An exclusive bound at midnight is written as a date, which sorts before every time of its day.
+    assert.equal(plan(undefined, '2027-12-31T23:59:59Z').toExclusive, '2028-01-01');
     assert.equal(plan('2027-12-31', '2027-12-31').toExclusive, '2028-01-01');
     assert.equal(plan('2027-12-31', undefined).from, '2027-12-31');
   });
@@ -228,6 +229,36 @@ describe('bounds and typed filters', () => {
     assert.equal(later.json.data.length, 0, 'no day starts after the newest day began');
   });
 
+  test('on a date time field, a to with a time takes in its own day only, up to its last second', async () => {
+    const newest = await get(`${yields}?limit=1&sort=asc`);
+    const day = newest.json.data[0].date as string;
+    const byDate = await get(`${yields}?to=${day}&limit=1000`);
+    assert.ok(byDate.json.data.length > 0);
+    for (const to of [`${day}T23:59:59Z`, `${day}T00:00:00Z`, `${day}T12:00`]) {
+      const res = await get(`${yields}?to=${to}&limit=1000`);
+      assert.equal(res.status, 200, to);
+      assert.deepEqual(datesOf(res), [day], `to=${to} stops at ${day}`);
+    }
+  });
+
+  test('limit is a whole number of digits: 0x10, 1e1, 2.0 or an empty value is a free 400, on MCP as on REST', async () => {
+    for (const limit of ['0x10', '1e1', '2.0', '', ' 5']) {
+      const res = await get(`${yields}?limit=${encodeURIComponent(limit)}`);
+      assert.equal(res.status, 400, `limit=${limit}`);
+      assert.equal(res.json.code, 'invalid_request');
+    }
+    for (const limit of ['0x10', true, [7], 2.5]) {
+      const res = await rpc(
+        server,
+        bearer(key),
+        toolCall('read_dataset', { dataset: 'macro/treasury-yield-series', limit }),
+      );
+      assert.equal(res.json.result.isError, true, JSON.stringify(limit));
+      assert.equal(res.json.result.structuredContent.code, 'invalid_request');
+    }
+    assert.equal((await get(`${yields}?limit=007`)).json.data.length, 7, 'leading zeros are still digits');
+  });
+
   test('to=9999-12-31 (or its last second) is no upper bound at all', async () => {
     const open = await get(`${yields}?limit=5`);
     for (const to of ['9999-12-31', '9999-12-31T23:59:59Z']) {
@@ -267,8 +298,15 @@ describe('bounds and typed filters', () => {
     const no = await get(`${events}?is_fomc_meeting=0&limit=50`);
     assert.ok(no.json.data.every((r: { is_fomc_meeting: boolean }) => r.is_fomc_meeting === false));
 
+    const long = await get(`${yields}?maturity_months=0000000000000000${months}&limit=50`);
+    assert.deepEqual(long.json.data, exact.json.data, 'any number of leading zeros');
+    const big = await get(`${yields}?maturity_months=9007199254740991&limit=5`);
+    assert.equal(big.status, 200, 'the largest safe integer is a value (matching nothing)');
+    assert.equal(big.json.data.length, 0);
+
     const before = await get('/api/v1/me');
     for (const [path, field] of [
+      [`${yields}?maturity_months=9007199254740993`, 'maturity_months'],
       [`${yields}?maturity_months=twelve`, 'maturity_months'],
       [`${yields}?maturity_months=1.5`, 'maturity_months'],
       [`${yields}?maturity_months=0x10`, 'maturity_months'],

@@ -42,9 +42,8 @@ export const readOptionsShape = {
     .max(2000)
     .optional()
     .describe('Comma-separated field names to return; all fields when absent.'),
-  limit: z.coerce
-    .number()
-    .int('must be an integer')
+  limit: z
+    .int('must be a whole number')
     .min(1)
     .max(MAX_LIMIT)
     .optional()
@@ -130,12 +129,6 @@ const DAY_MS = 86_400_000;
 /** The first instant after every bound a read can name (10000-01-01T00:00:00Z). */
 const END_OF_TIME = Date.UTC(10000, 0, 1);
 
-function nextDay(date: string): string {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString().slice(0, 10);
-}
-
 /**
  * Cursors are signed and bound to their query: the MAC covers the position and the query's fingerprint,
  * so a forged cursor and a cursor reused with other filters are both refused.
@@ -177,7 +170,7 @@ export class CursorCodec {
   }
 }
 
-const integerText = /^[+-]?\d{1,15}$/;
+const integerText = /^[+-]?\d+$/;
 const numberText = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const booleanText: Record<string, 'true' | 'false'> = {
   true: 'true',
@@ -199,6 +192,12 @@ function typedValues(name: string, type: FieldType | undefined, values: string[]
       if (!(type === 'integer' ? integerText : numberText).test(value) || !Number.isFinite(n)) {
         throw invalid(
           `Filter "${name}" takes ${type === 'integer' ? 'whole numbers' : 'numbers'}: "${value}" is not one.`,
+          name,
+        );
+      }
+      if (type === 'integer' && !Number.isSafeInteger(n)) {
+        throw invalid(
+          `Filter "${name}": ${value} is out of range (whole numbers up to ${Number.MAX_SAFE_INTEGER} either way).`,
           name,
         );
       }
@@ -271,11 +270,13 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
   if (params.from !== undefined && toEnd !== undefined && instantOf(params.from) >= toEnd) {
     throw invalid('"from" is after "to".', 'from');
   }
+  // An exclusive bound at midnight is written as its date, for the same reason as `from`: as a time,
+  // 2024-01-10T00:00:00Z would let in the day 2024-01-10, which sorts before it.
   const toExclusive =
     toEnd === undefined || params.to === undefined || toEnd >= END_OF_TIME
       ? undefined
-      : params.to.length === 10
-        ? nextDay(params.to)
+      : toEnd % DAY_MS === 0
+        ? storedTime(toEnd).slice(0, 10)
         : storedTime(toEnd);
 
   const descending = params.sort === 'desc';

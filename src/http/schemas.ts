@@ -25,6 +25,7 @@ export const queryInt = (min: number, max: number) =>
 /** A key's expiry: an ISO 8601 time with its zone, Z or an offset (never the server's local time). */
 export const keyExpiry = z.iso
   .datetime({ offset: true })
+  .refine((v) => Date.parse(v) < Date.UTC(10000, 0, 1), 'must be before the year 10000')
   .optional()
   .describe(
     'Optional expiry, an ISO 8601 time with Z or an offset (2027-01-01T00:00:00+01:00); never by default.',

@@ -1012,6 +1012,16 @@ export function runStoreContract(
         assert.deepEqual(await days({ lat: [-6.081689834590001] }), ['2026-01-01']);
         assert.deepEqual(await days({ lat: [-6.08168983459] }), ['2026-01-02']);
         assert.deepEqual(await days({ lat: [144.29600524902344, 1] }), ['2026-01-03']);
+        // Past 2^53 a stored number is the double JavaScript printed: it matches that double.
+        const huge = `test/huge-${unique()}`;
+        await store.loadRows(huge, 'date', [{ date: '2026-01-01', n: 2 ** 62 + 2 ** 20 }], 'sample');
+        const hugeRows = await store.queryRows({
+          dataset: huge,
+          filters: { n: [2 ** 62 + 2 ** 20] },
+          descending: false,
+          limit: 5,
+        });
+        assert.equal(hugeRows.length, 1);
         // A number filter on a text field matches no text, and a text filter matches text exactly.
         assert.deepEqual(await days({ code: [1] }), []);
         assert.deepEqual(await days({ code: ['01'] }), ['2026-01-01']);

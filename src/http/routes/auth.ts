@@ -18,7 +18,9 @@ const publicTestOut = issuedKeyOut.extend({
   account_id: z.string(),
   window_ends_at: z.string(),
   grant_credited: z.boolean(),
-  rotated: z.boolean(),
+  rotated: z
+    .boolean()
+    .describe('A public-test key of the account that still worked was revoked by this one.'),
   balance: tokens,
 });
 
@@ -75,7 +77,9 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
         body: credentialsBody,
         response: {
           201: publicTestOut,
-          200: publicTestOut.describe('Key rotated (same fields as 201).'),
+          200: publicTestOut.describe(
+            'An existing account: a new key (same fields as 201); rotated says whether a key that still worked was revoked.',
+          ),
           ...problems(
             ...edge.none,
             ...bodyCodes,

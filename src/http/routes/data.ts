@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { csvLine } from '../../catalog/csv.ts';
-import { DEFAULT_LIMIT, type ReadParams, readOptionsShape } from '../../catalog/read-plan.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, type ReadParams, readOptionsShape } from '../../catalog/read-plan.ts';
 import type { Deps } from '../../deps.ts';
 import { costHeaders, type Metered } from '../../domain/metering.ts';
 import type { Pricing } from '../../domain/pricing.ts';
@@ -10,13 +10,18 @@ import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { AppError } from '../../errors.ts';
 import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
-import { edge, problems, tokens } from '../schemas.ts';
+import { edge, problems, queryInt, tokens } from '../schemas.ts';
 
 export const filterValue = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)]);
 
 export const readQuerystring = z
   .object({
     ...readOptionsShape,
+    limit: queryInt(1, MAX_LIMIT)
+      .optional()
+      .describe(
+        `Rows per page, a whole number from 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). One request is one read, whatever the page size.`,
+      ),
     start_date: readOptionsShape.from.describe('Alias of from.'),
     end_date: readOptionsShape.to.describe('Alias of to.'),
     order: readOptionsShape.sort.describe('Alias of sort.'),

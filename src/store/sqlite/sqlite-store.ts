@@ -604,8 +604,10 @@ export class SqliteStore implements Store {
       // 0). Numbers compare as numbers: a stored number printed as text keeps only 15 digits here.
       const marks = values.map(() => '?').join(', ');
       if (typeof values[0] === 'number') {
+        // As doubles, as PostgreSQL's float8 and JavaScript read them: an integer past 2^53 stored as
+        // JavaScript prints it compares equal to the double it stands for.
         where.push(
-          `(CASE WHEN json_type(data, ?) IN ('integer', 'real') THEN json_extract(data, ?) END) IN (${marks})`,
+          `(CASE WHEN json_type(data, ?) IN ('integer', 'real') THEN CAST(json_extract(data, ?) AS REAL) END) IN (${marks})`,
         );
       } else {
         where.push(
