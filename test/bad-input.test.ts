@@ -209,6 +209,30 @@ test('a client request id is echoed when valid and replaced when not', async () 
   assert.match(bad.headers.get('x-request-id') ?? '', /^req_/);
 });
 
+test('a JSON body with a __proto__ or constructor.prototype key is a 400 that says so, escaped or not', async () => {
+  const owner = await operatorAccount(server, { tokens: 10 });
+  for (const raw of [
+    '{"name":"x","__proto__":{"admin":true}}',
+    '{"name":"x","\\u005f_proto__":{}}',
+    '{"name":"x","nested":[{"constructor":{"prototype":{"a":1}}}]}',
+  ]) {
+    const res = await server.request('POST', '/api/v1/keys', {
+      headers: { ...bearer(owner.session), 'content-type': 'application/json' },
+      raw,
+    });
+    assert.equal(res.status, 400, raw);
+    assert.equal(res.json.code, 'invalid_request');
+    assert.match(res.json.detail, /__proto__ or constructor\.prototype/);
+  }
+  const keys = await server.request('GET', '/api/v1/keys', { headers: bearer(owner.session) });
+  assert.equal(keys.json.data.length, 1, 'no key was made');
+  const fine = await server.request('POST', '/api/v1/keys', {
+    headers: { ...bearer(owner.session), 'content-type': 'application/json' },
+    raw: '{"name":"constructor \\u00e9"}',
+  });
+  assert.equal(fine.status, 201, 'a value may say constructor, and escapes are fine');
+});
+
 test('a control character escaped in the path (%00, %0A, %7F) is a 400 on every route, never a 500', async () => {
   const owner = await operatorAccount(server, { tokens: 10 });
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };

@@ -206,6 +206,45 @@ describe('refused tool calls are tool results with isError and the REST problem 
     assert.equal(neither.json.result.structuredContent.code, 'invalid_request');
   });
 
+  test('a message nested too deeply where the SDK walks it (capabilities, _meta) is a 400 -32600, not a 500', async () => {
+    let nested = '{}';
+    for (let i = 0; i < 10_400; i++) nested = `{"a":${nested}}`;
+    const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","clientInfo":{"name":"t","version":"1"},"capabilities":{"experimental":${nested}}}}`;
+    const legacy = await rpc(server, bearer(key), initialize);
+    assert.equal(legacy.status, 400, legacy.text);
+    assert.equal(legacy.json.error.code, -32600);
+    assert.equal(legacy.json.error.data.code, 'invalid_request');
+
+    let caps = '{}';
+    for (let i = 0; i < 2000; i++) caps = `{"a":${caps}}`;
+    const meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"experimental":${caps}}}`;
+    const modern = await rpc(
+      server,
+      {
+        ...bearer(key),
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'read_dataset',
+      },
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_dataset","arguments":{"dataset":"equities/stock-prices","limit":1},"_meta":${meta}}}`,
+    );
+    assert.equal(modern.status, 400, modern.text);
+    assert.equal(modern.json.error.code, -32600);
+    assert.equal(modern.json.error.data.code, 'invalid_request');
+  });
+
+  test('a __proto__ key is refused as such, not called broken JSON', async () => {
+    const res = await rpc(
+      server,
+      bearer(key),
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_dataset","arguments":{"dataset":"equities/stock-prices","filters":{"__proto__":"AAPL"}}}}',
+    );
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.json.error.code, -32600);
+    assert.match(res.json.error.message, /__proto__/);
+    assert.equal(res.json.error.data.code, 'invalid_request');
+  });
+
   test('deeply nested arguments are refused, not crashed on', async () => {
     let nested = '"x"';
     for (let i = 0; i < 5000; i++) nested = `{"a":${nested}}`;

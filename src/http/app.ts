@@ -72,6 +72,54 @@ function controlInPath(url: string): boolean {
   }
 }
 
+/**
+ * A JSON body with a key that would reach an object's prototype (`__proto__`, or `constructor` holding
+ * `prototype`): refused, as Fastify's own parser refuses it, but said as such rather than "not JSON".
+ */
+export class ForbiddenJsonKey extends Error {
+  readonly code = 'TMD_FORBIDDEN_JSON_KEY';
+  readonly statusCode = 400;
+}
+
+/** Walks a parsed body (without recursion: bodies may nest thousands deep) for a forbidden key. */
+function refuseForbiddenKeys(root: unknown): void {
+  const stack = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    for (const key of Object.keys(node)) {
+      const child = (node as Record<string, unknown>)[key];
+      const prototypeHolder =
+        key === 'constructor' &&
+        child !== null &&
+        typeof child === 'object' &&
+        Object.hasOwn(child, 'prototype');
+      if (key === '__proto__' || prototypeHolder) {
+        throw new ForbiddenJsonKey('the body holds a __proto__ or constructor.prototype key');
+      }
+      stack.push(child);
+    }
+  }
+}
+
+/**
+ * JSON bodies, as Fastify's own parser takes them; only a body whose text could name a forbidden key
+ * (literally, or behind a \u escape) is walked for one.
+ */
+function parseJsonBody(body: string): unknown {
+  if (body === '') throw new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY();
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY();
+  }
+  if (body.includes('"__proto__"') || body.includes('"constructor"') || body.includes('\\u')) {
+    refuseForbiddenKeys(value);
+  }
+  return value;
+}
+
 /** A URL with anything shaped like a key or a session JWT replaced, for the logs. */
 export function maskCredentials(url: string): string {
   return url
@@ -131,6 +179,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // Bodies are JSON only. Fastify's default text/plain parser would hand a string to the schema (a 400
   // about the body's shape) where the media type is the fault: 415. An empty text/plain body (what a
   // browser's fetch sends with body '') is no body, as on the routes whose body is optional.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') done(null, undefined);

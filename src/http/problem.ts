@@ -65,6 +65,11 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
       return new AppError('malformed_json', 'The request body is not valid JSON.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', 'Send the request body as application/json.');
+    case 'TMD_FORBIDDEN_JSON_KEY':
+      return new AppError(
+        'invalid_request',
+        'The request body holds a __proto__ or constructor.prototype key, which this service refuses.',
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('invalid_request', 'The Content-Length header does not match the body.');
     case 'FST_ERR_BAD_URL':

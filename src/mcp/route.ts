@@ -178,6 +178,27 @@ function protocolFault(error: FastifyError, limitBytes: number): ProtocolFault |
         code: 'malformed_json',
       };
   }
+  if (error instanceof RangeError && /call stack/i.test(error.message)) {
+    // A message nested deeper than the SDK's schema checks can walk (thousands of levels in _meta or
+    // capabilities): the client's fault, and nothing ran.
+    return {
+      status: 400,
+      rpcCode: -32600,
+      message: 'Invalid Request: the message is nested too deeply.',
+      code: 'invalid_request',
+    };
+  }
+  if ((error as { code?: unknown }).code === 'TMD_FORBIDDEN_JSON_KEY') {
+    // Valid JSON that holds a __proto__ (or constructor.prototype) key (the app's JSON parser): refused
+    // as REST refuses ?__proto__=, not called broken JSON.
+    return {
+      status: 400,
+      rpcCode: -32600,
+      message:
+        'Invalid Request: the message holds a __proto__ or constructor.prototype key, which this service refuses.',
+      code: 'invalid_request',
+    };
+  }
   if (error instanceof SyntaxError) {
     return {
       status: 400,
