@@ -185,7 +185,7 @@ describe('refused tool calls are tool results with isError and the REST problem 
 
   test('an unknown recipe and a bad time zone', async () => {
     const recipe = await rpc(server, bearer(key), toolCall('run_recipe', { recipe: 'dow31' }));
-    assert.equal(recipe.json.result.structuredContent.code, 'invalid_request');
+    assert.equal(recipe.json.result.structuredContent.code, 'recipe_not_found', 'as REST answers an unknown recipe');
     const tz = await rpc(
       server,
       bearer(key),
@@ -231,6 +231,45 @@ describe('refused tool calls are tool results with isError and the REST problem 
     assert.equal(modern.status, 400, modern.text);
     assert.equal(modern.json.error.code, -32600);
     assert.equal(modern.json.error.data.code, 'invalid_request');
+  });
+
+  test('refusals tell a model what to do next: typed values on text fields, unknown recipes, empty searches, guessed keys', async () => {
+    const coded = await rpc(
+      server,
+      bearer(key),
+      toolCall('read_dataset', {
+        dataset: 'cftc/legacy_futures-facts',
+        filters: { cftc_contract_market_code: 67651 },
+      }),
+    );
+    assert.equal(coded.json.result.isError, true);
+    assert.equal(coded.json.result.structuredContent.code, 'invalid_request');
+    assert.match(coded.json.result.structuredContent.detail, /pass "67651" as a string/);
+    const flag = await rpc(
+      server,
+      bearer(key),
+      toolCall('read_dataset', { dataset: 'equities/stock-prices', filters: { symbol: [true] } }),
+    );
+    assert.equal(flag.json.result.structuredContent.code, 'invalid_request');
+
+    const recipe = await rpc(server, bearer(key), toolCall('run_recipe', { recipe: 'dow30' }));
+    assert.equal(recipe.json.result.isError, true);
+    assert.equal(recipe.json.result.structuredContent.code, 'recipe_not_found', 'the code REST gives');
+    assert.match(recipe.json.result.structuredContent.detail, /dow30-sandbox-smoke/);
+
+    const empty = await rpc(server, bearer(key), toolCall('search_datasets', { query: 'zzzz qqqq' }));
+    assert.match(empty.json.result.content[0].text, /^No dataset matches\. .*Domains: .*cftc/);
+
+    const guessed = await rpc(
+      server,
+      bearer(key),
+      toolCall('describe_dataset', { dataset: 'treasury/yield-curve' }),
+    );
+    assert.equal(guessed.json.result.structuredContent.code, 'dataset_not_found');
+    assert.ok(guessed.json.result.structuredContent.suggestions.includes('macro/treasury-yield-series'));
+    const nothing = await rpc(server, bearer(key), toolCall('describe_dataset', { dataset: 'xyz/qqq' }));
+    assert.deepEqual(nothing.json.result.structuredContent.suggestions, []);
+    assert.match(nothing.json.result.structuredContent.detail, /search_datasets/);
   });
 
   test('a __proto__ key is refused as such, not called broken JSON', async () => {

@@ -50,17 +50,51 @@ export class Catalog {
     return [...this.#entries.values()].sort((a, b) => a.key.localeCompare(b.key));
   }
 
-  /** Up to `max` keys closest to a mistyped one, so a 404 can say what was probably meant. */
+  /**
+   * Up to `max` keys closest to a mistyped one, so a 404 can say what was probably meant: by spelling,
+   * or else by the words of the guess (`rates/yield-curve`, `treasury yields`) found in a dataset's key,
+   * title or description, the datasets with the most of them first.
+   */
   suggest(key: string, max = 3): string[] {
     const needle = key.toLowerCase();
-    return [...this.#entries.keys()]
+    const spelled = [...this.#entries.keys()]
       .map((candidate) => ({ candidate, distance: similarity(needle, candidate) }))
       .filter(({ distance }) => distance <= Math.max(3, Math.floor(needle.length / 3)))
       .sort((a, b) => a.distance - b.distance || a.candidate.localeCompare(b.candidate))
       .slice(0, max)
       .map(({ candidate }) => candidate);
+    if (spelled.length > 0) return spelled;
+    const words = [...new Set(needle.split(/[^a-z0-9]+/))].filter((w) => w.length >= 3 && !stopWords.has(w));
+    if (words.length === 0) return [];
+    return this.datasets
+      .map((dataset) => {
+        const text = `${dataset.key} ${dataset.title} ${dataset.description ?? ''}`.toLowerCase();
+        // A word counts if the text holds it or its stem (yields -> yield).
+        const hits = words.filter(
+          (w) => text.includes(w) || (w.endsWith('s') && text.includes(w.slice(0, -1))),
+        );
+        return { key: dataset.key, hits: hits.length };
+      })
+      .filter(({ hits }) => hits > 0)
+      .sort((a, b) => b.hits - a.hits || a.key.localeCompare(b.key))
+      .slice(0, max)
+      .map(({ key: k }) => k);
   }
 }
+
+/** Words too common in the catalog to say which dataset was meant. */
+const stopWords = new Set([
+  'and',
+  'the',
+  'for',
+  'data',
+  'dataset',
+  'datasets',
+  'series',
+  'daily',
+  'facts',
+  'all',
+]);
 
 /** Levenshtein distance, with a substring match counted as close. */
 function similarity(a: string, b: string): number {

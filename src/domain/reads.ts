@@ -68,7 +68,9 @@ export class DataReads {
     if (!entry) {
       const suggestions = this.#deps.catalog.suggest(key);
       const hint =
-        suggestions.length > 0 ? ` Did you mean ${suggestions.join(', ')}?` : ' See GET /api/v1/catalog.';
+        suggestions.length > 0
+          ? ` Did you mean ${suggestions.join(', ')}?`
+          : ' Search the catalog by words: GET /api/v1/catalog?q=<words>, or the search_datasets tool.';
       throw new AppError('dataset_not_found', `No dataset "${key}".${hint}`, { suggestions });
     }
     return entry;

@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { DEFAULT_LIMIT, quoteValue, type ReadParams, readOptionsShape } from '../catalog/read-plan.ts';
+import type { FieldType } from '../catalog/types.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
 import { type CostFigures, costHeaders, quote } from '../domain/metering.ts';
@@ -90,6 +91,16 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): { type: 'object'
   return { ...rest, type: 'object' };
 }
 
+/** A recipe name that names none: the REST refusal (404 recipe_not_found), with the names there are. */
+function unknownRecipe(args: unknown): AppError | null {
+  const name = (args as { recipe?: unknown } | null | undefined)?.recipe;
+  if (typeof name !== 'string' || recipes.some((r) => r.name === name)) return null;
+  return new AppError(
+    'recipe_not_found',
+    `No recipe "${name.slice(0, 64)}". Recipes: ${recipes.map((r) => r.name).join(', ')}.`,
+  );
+}
+
 function invalidArguments(tool: string, error: z.ZodError): AppError {
   const errors = error.issues.map((issue) => {
     const path = issue.path.map(String).join('.');
@@ -152,7 +163,7 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
     async call(args, call) {
       try {
         const parsed = spec.input.safeParse(args ?? {});
-        if (!parsed.success) throw invalidArguments(spec.name, parsed.error);
+        if (!parsed.success) throw unknownRecipe(args) ?? invalidArguments(spec.name, parsed.error);
         return await spec.run(parsed.data, call);
       } catch (error) {
         if (error instanceof AppError) return refusalResult(error, call.requestId);
@@ -171,6 +182,21 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
 }
 
 const text = (value: string) => ({ type: 'text' as const, text: value });
+
+/** The field types of a dataset's fields by name; empty when the key names no dataset (the read says so). */
+function filterTypes(deps: Deps, key: string): Map<string, FieldType> {
+  try {
+    return new Map(deps.reads.resolve(key).dataset.fields.map((f) => [f.name, f.type]));
+  } catch {
+    return new Map();
+  }
+}
+
+/** Whether a JSON number or boolean can stand for a value of this field type. */
+function typedJsonFits(type: FieldType, value: number | boolean): boolean {
+  if (typeof value === 'boolean') return type === 'boolean';
+  return type === 'number' || type === 'integer' || type === 'boolean';
+}
 
 /**
  * A placeholder string for `json` (JSON text) in a tool result: the route puts `json` where the encoded
@@ -347,10 +373,15 @@ export function createTools(deps: Deps): McpTool[] {
       const lines = page.map((e) => `${e.key} | ${e.listCost} | ${e.p0 ? 'P0' : '-'} | ${e.dataset.title}`);
       const more =
         found.length > page.length ? ` (${found.length - page.length} more: raise limit or narrow)` : '';
+      const none =
+        found.length === 0
+          ? `No dataset matches. Every word of query must appear in a dataset's key, title or description: try fewer or other words. Domains: ${[...new Set(deps.catalog.entries().map((e) => e.domain))].join(', ')}.`
+          : null;
       return {
         content: [
           text(
-            `${page.length} of ${found.length} datasets${more}. key | list cost (tokens per read) | P0 | title\n${lines.join('\n')}`,
+            none ??
+              `${page.length} of ${found.length} datasets${more}. key | list cost (tokens per read) | P0 | title\n${lines.join('\n')}`,
           ),
         ],
         structuredContent: {
@@ -435,7 +466,19 @@ export function createTools(deps: Deps): McpTool[] {
     output: readEnvelope,
     async run(args, call) {
       const filters: Record<string, string[]> = {};
+      const fieldTypes = filterTypes(deps, args.dataset);
       for (const [name, value] of Object.entries(args.filters ?? {})) {
+        // A JSON number or boolean is a value of that type: on a text field it would lose what makes
+        // it that text (067651 is not 67651), so it is refused rather than matched against nothing.
+        const typed = (Array.isArray(value) ? value : [value]).find((v) => typeof v !== 'string');
+        const type = fieldTypes.get(name);
+        if (typed !== undefined && type !== undefined && !typedJsonFits(type, typed)) {
+          throw new AppError(
+            'invalid_request',
+            `Filter "${name}" is a ${type} field: pass ${JSON.stringify(String(typed))} as a string, exactly as the field holds it.`,
+            { errors: [{ path: `filters.${name}`, message: `expected a string, received ${typeof typed}` }] },
+          );
+        }
         // An array holds the values themselves (a comma in one is part of it); a string is a list.
         filters[name] = Array.isArray(value)
           ? value.map((v) => quoteValue(String(v)))
