@@ -185,7 +185,11 @@ describe('refused tool calls are tool results with isError and the REST problem 
 
   test('an unknown recipe and a bad time zone', async () => {
     const recipe = await rpc(server, bearer(key), toolCall('run_recipe', { recipe: 'dow31' }));
-    assert.equal(recipe.json.result.structuredContent.code, 'recipe_not_found', 'as REST answers an unknown recipe');
+    assert.equal(
+      recipe.json.result.structuredContent.code,
+      'recipe_not_found',
+      'as REST answers an unknown recipe',
+    );
     const tz = await rpc(
       server,
       bearer(key),
