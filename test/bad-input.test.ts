@@ -225,7 +225,12 @@ test('a JSON body with a __proto__ or constructor.prototype key is a 400 that sa
     assert.match(res.json.detail, /__proto__ or constructor\.prototype/);
   }
   const keys = await server.request('GET', '/api/v1/keys', { headers: bearer(owner.session) });
-  assert.equal(keys.json.data.length, 1, 'no key was made');
+  assert.equal(keys.json.data.length, 1, 'no key was made by the refused bodies');
+  const bom = await server.request('POST', '/api/v1/keys', {
+    headers: { ...bearer(owner.session), 'content-type': 'application/json' },
+    raw: '\ufeff{"name":"after a byte order mark"}',
+  });
+  assert.equal(bom.status, 201, 'a leading byte order mark is not part of the JSON');
   const fine = await server.request('POST', '/api/v1/keys', {
     headers: { ...bearer(owner.session), 'content-type': 'application/json' },
     raw: '{"name":"constructor \\u00e9"}',

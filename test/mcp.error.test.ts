@@ -261,6 +261,17 @@ describe('refused tool calls are tool results with isError and the REST problem 
     assert.equal(recipe.json.result.structuredContent.code, 'recipe_not_found', 'the code REST gives');
     assert.match(recipe.json.result.structuredContent.detail, /dow30-sandbox-smoke/);
 
+    const stray = await rpc(
+      server,
+      bearer(key),
+      toolCall('search_datasets', { query: 'stock', recipe: 'nope' }),
+    );
+    assert.equal(
+      stray.json.result.structuredContent.code,
+      'invalid_request',
+      'a tool without recipes: an unknown argument',
+    );
+
     const empty = await rpc(server, bearer(key), toolCall('search_datasets', { query: 'zzzz qqqq' }));
     assert.match(empty.json.result.content[0].text, /^No dataset matches\. .*Domains: .*cftc/);
 

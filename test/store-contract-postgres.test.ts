@@ -40,6 +40,50 @@ describe('PostgresStore: what the database itself guarantees', { skip }, () => {
     assert.ok(rows.every((r) => r.n === 1));
   });
 
+  test('the batch function of migration 6 answers nodes of the previous version with figures they can read', async () => {
+    const url = (db as { url: string }).url;
+    const store = new PostgresStore(url);
+    await store.migrate();
+    await store.createWallet('wal_roll', null, '2026-12');
+    await store.credit({ walletId: 'wal_roll', kind: 'topup', amountMicros: 100n, at: 1 });
+    await store.close();
+    // As a node of the previous version calls it: a wallet already in December, two November debits.
+    const rows = await sqlOn(
+      url,
+      `SELECT o_index, o_balance::text AS balance, o_month_micros::text AS month
+         FROM tmd_debit_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      [
+        ['wal_roll', 'wal_roll'],
+        ['2', '3'],
+        ['2026-11', '2026-11'],
+        ['1', '2'],
+        ['r1', 'r2'],
+        [null, null],
+        [null, null],
+        ['x/y', 'x/y'],
+        ['rest', 'rest'],
+        ['2', '3'],
+        ['2', '3'],
+        ['2', '3'],
+        ['charged', 'charged'],
+        [1, 1],
+      ],
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.o_index, r.balance, r.month]),
+      [
+        [1, '98', '0'],
+        [2, '95', '0'],
+      ],
+      'no null a previous version would fail to read after the charge; 0 for "not the wallet month"',
+    );
+    const wallet = await sqlOn(
+      url,
+      "SELECT burn_month, burn_month_micros::text AS m FROM wallets WHERE id = 'wal_roll'",
+    );
+    assert.deepEqual(wallet[0], { burn_month: '2026-12', m: '0' }, 'December is left as it was');
+  });
+
   test('the CHECK constraint refuses a negative balance; ledger entries cannot be updated or deleted', async () => {
     const url = (db as { url: string }).url;
     const store = new PostgresStore(url);

@@ -21,8 +21,15 @@ export class Catalog {
   readonly #entries = new Map<string, CatalogEntry>();
   readonly datasets: readonly DatasetDef[];
 
+  /** Each dataset's words (key, title, description), for suggestions by words. */
+  readonly #words: { key: string; words: Set<string> }[];
+
   constructor(datasets: readonly DatasetDef[], pricing: Pricing) {
     this.datasets = datasets;
+    this.#words = datasets.map((d) => ({
+      key: d.key,
+      words: new Set(wordsOf(`${d.key} ${d.title} ${d.description}`)),
+    }));
     for (const dataset of datasets) {
       const columns = dataset.fields.map((f) => f.name);
       const csvColumns = csvColumnsKey(columns);
@@ -64,22 +71,27 @@ export class Catalog {
       .slice(0, max)
       .map(({ candidate }) => candidate);
     if (spelled.length > 0) return spelled;
-    const words = [...new Set(needle.split(/[^a-z0-9]+/))].filter((w) => w.length >= 3 && !stopWords.has(w));
+    const words = [...new Set(wordsOf(needle))].filter((w) => !stopWords.has(w));
     if (words.length === 0) return [];
-    return this.datasets
-      .map((dataset) => {
-        const text = `${dataset.key} ${dataset.title} ${dataset.description ?? ''}`.toLowerCase();
-        // A word counts if the text holds it or its stem (yields -> yield).
-        const hits = words.filter(
-          (w) => text.includes(w) || (w.endsWith('s') && text.includes(w.slice(0, -1))),
-        );
-        return { key: dataset.key, hits: hits.length };
-      })
+    return this.#words
+      .map(({ key: candidate, words: known }) => ({
+        key: candidate,
+        hits: words.filter((w) => known.has(w)).length,
+      }))
       .filter(({ hits }) => hits > 0)
       .sort((a, b) => b.hits - a.hits || a.key.localeCompare(b.key))
       .slice(0, max)
       .map(({ key: k }) => k);
   }
+}
+
+/** The words of a text, lower case, a trailing plural s dropped (yields and yield are one word). */
+function wordsOf(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length >= 3)
+    .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
 }
 
 /** Words too common in the catalog to say which dataset was meant. */

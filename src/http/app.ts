@@ -106,7 +106,9 @@ function refuseForbiddenKeys(root: unknown): void {
  * JSON bodies, as Fastify's own parser takes them; only a body whose text could name a forbidden key
  * (literally, or behind a \u escape) is walked for one.
  */
-function parseJsonBody(body: string): unknown {
+function parseJsonBody(text: string): unknown {
+  // A leading byte order mark is not part of the JSON (Fastify's own parser drops it too).
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (body === '') throw new errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY();
   let value: unknown;
   try {

@@ -163,7 +163,11 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
     async call(args, call) {
       try {
         const parsed = spec.input.safeParse(args ?? {});
-        if (!parsed.success) throw unknownRecipe(args) ?? invalidArguments(spec.name, parsed.error);
+        if (!parsed.success) {
+          const recipe =
+            spec.name === 'run_recipe' || spec.name === 'estimate_cost' ? unknownRecipe(args) : null;
+          throw recipe ?? invalidArguments(spec.name, parsed.error);
+        }
         return await spec.run(parsed.data, call);
       } catch (error) {
         if (error instanceof AppError) return refusalResult(error, call.requestId);
@@ -185,11 +189,7 @@ const text = (value: string) => ({ type: 'text' as const, text: value });
 
 /** The field types of a dataset's fields by name; empty when the key names no dataset (the read says so). */
 function filterTypes(deps: Deps, key: string): Map<string, FieldType> {
-  try {
-    return new Map(deps.reads.resolve(key).dataset.fields.map((f) => [f.name, f.type]));
-  } catch {
-    return new Map();
-  }
+  return new Map(deps.catalog.resolve(key)?.dataset.fields.map((f) => [f.name, f.type]));
 }
 
 /** Whether a JSON number or boolean can stand for a value of this field type. */

@@ -348,8 +348,10 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
     // used to set the wallet's month back and restart the month's burn from its own amount (the new
     // month's burn, which the tier follows, was lost). Now a debit of a month the wallet has left
     // counts in that month only: the month never moves backwards and the newer month's burn stays.
-    // Same signature and result columns (nodes of the previous version keep their prepared calls);
-    // o_month_micros is null for such a debit, as the month it returns figures for is not the debit's.
+    // Same signature and result columns, so nodes of the previous version keep their prepared calls and
+    // read every figure: o_month_micros is 0 for such a debit (a debit counted in its own month always
+    // leaves a positive month burn, so 0 says "not the wallet's month"). Until they are upgraded, those
+    // nodes' own single-debit statement still moves the month back, as before.
     sql: `
       CREATE OR REPLACE FUNCTION tmd_debit_batch(
         p_wallet text[], p_amount bigint[], p_month text[], p_at bigint[], p_request text[], p_key text[],
@@ -405,7 +407,7 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
               v_left := v_left - p_amount[k];
               v_balance[k] := v_b + v_left;
               -- A run of a month the wallet has already left counts in that month, not in the newer one.
-              v_month[k] := CASE WHEN v_bm = p_month[i] THEN v_m - v_left END;
+              v_month[k] := CASE WHEN v_bm = p_month[i] THEN v_m - v_left ELSE 0 END;
             END LOOP;
           ELSE
             FOR k IN i .. j - 1 LOOP
@@ -420,7 +422,7 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
               RETURNING w.balance_micros, w.burn_month_micros, w.burn_month INTO v_b, v_m, v_bm;
               IF FOUND THEN
                 v_balance[k] := v_b;
-                v_month[k] := CASE WHEN v_bm = p_month[k] THEN v_m END;
+                v_month[k] := CASE WHEN v_bm = p_month[k] THEN v_m ELSE 0 END;
               END IF;
             END LOOP;
           END IF;

@@ -715,7 +715,11 @@ export class PostgresStore implements Store {
       return {
         ok: true,
         balanceMicros: big(row.balance_micros),
-        burnMonthMicros: row.burn_month_micros === null ? null : big(row.burn_month_micros),
+        // Null (the statement) or 0 (the batch function, migration 6): the wallet is in a later month.
+        burnMonthMicros:
+          row.burn_month_micros === null || big(row.burn_month_micros) === 0n
+            ? null
+            : big(row.burn_month_micros),
         entryId: str(row.entry_id),
       };
     }
