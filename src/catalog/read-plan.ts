@@ -237,7 +237,7 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
       throw invalid(`Filter "${name}" has a value longer than 128 characters.`, name);
     // No stored value holds a control character, and PostgreSQL text cannot hold NUL at all.
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
-    if (cleaned.some((v) => /[\u0000-\u001f\u007f]/.test(v)))
+    if (cleaned.some((v) => /[\u0000-\u001f\u007f-\u009f]/.test(v)))
       throw invalid(`Filter "${name}" has a control character in a value.`, name);
     filters[name] = typedValues(name, fieldTypes.get(name), cleaned);
   }
