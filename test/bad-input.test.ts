@@ -248,7 +248,6 @@ test('a control character escaped in the path (%00, %0A, %7F) is a 400 on every 
     ['GET', '/api/v1/admin/accounts/acc_%7F', admin],
     ['GET', '/api/v1/data/equities/stock%00-prices', bearer(key)],
     ['GET', '/api/v1/recipes/dow30%00', bearer(key)],
-    ['GET', '/api/v1/data/macro/treasury-yield-series%C2%85', bearer(key)],
     ['GET', '/nowhere/%00', {}],
   ];
   for (const [method, path, headers] of cases) {

@@ -94,6 +94,10 @@ test('the data read documents its parameters, every error status and the cost he
   const params = op.parameters.map((p: { name: string }) => p.name);
   for (const name of ['domain', 'name', 'from', 'to', 'fields', 'limit', 'cursor', 'sort', 'format'])
     assert.ok(params.includes(name), name);
+  const limit = op.parameters.find((p: { name: string }) => p.name === 'limit');
+  assert.equal(limit.schema.type, 'integer', 'what a client sends, though the service reads digits only');
+  assert.equal(limit.schema.minimum, 1);
+  assert.equal(limit.schema.maximum, 1000);
   for (const status of ['200', '400', '401', '402', '404', '429', '503'])
     assert.ok(op.responses[status], status);
   const headers = Object.keys(op.responses['200'].headers);

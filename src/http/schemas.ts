@@ -15,12 +15,19 @@ export const label = (max: number) =>
  * A whole number in a query string: digits only ('' and 0x10 are not numbers, as z.coerce would take
  * them for 0 and 16), then bounded.
  */
-export const queryInt = (min: number, max: number) =>
+export const queryInt = (min: number, max: number, defaultValue?: number) =>
   z
     .string()
-    .regex(/^\d{1,9}$/, 'must be a whole number')
+    .regex(/^\d{1,15}$/, 'must be a whole number')
     .transform(Number)
-    .pipe(z.int().min(min).max(max));
+    .pipe(z.int().min(min).max(max))
+    // The OpenAPI document shows what a client sends: an integer within the bounds.
+    .meta({
+      type: 'integer',
+      minimum: min,
+      maximum: max,
+      ...(defaultValue !== undefined && { default: defaultValue }),
+    });
 
 /** A key's expiry: an ISO 8601 time with its zone, Z or an offset (never the server's local time). */
 export const keyExpiry = z.iso

@@ -112,9 +112,9 @@ export function registerCatalogRoutes(app: TypedApp, deps: Deps): void {
         querystring: z.strictObject({
           domain: z.string().max(64).optional().describe('Only keys in this domain.'),
           free: z.enum(['true', 'false']).optional().describe('true: only P0 keys (readable by free keys).'),
-          max_cost: queryInt(0, 1_000_000)
+          max_cost: queryInt(0, Number.MAX_SAFE_INTEGER)
             .optional()
-            .describe('Only keys whose list cost is at most this: a whole number, 0 to 1000000.'),
+            .describe('Only keys whose list cost is at most this (a whole number).'),
           q: z
             .string()
             .max(200)

@@ -17,7 +17,7 @@ export const filterValue = z.union([z.string().max(4096), z.array(z.string().max
 export const readQuerystring = z
   .object({
     ...readOptionsShape,
-    limit: queryInt(1, MAX_LIMIT)
+    limit: queryInt(1, MAX_LIMIT, DEFAULT_LIMIT)
       .optional()
       .describe(
         `Rows per page, a whole number from 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). One request is one read, whatever the page size.`,

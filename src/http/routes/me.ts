@@ -108,7 +108,7 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
         summary: 'Usage events, newest first, with each cost (paged by cursor)',
         security: [{ bearer: [] }, { apiKey: [] }],
         querystring: z.strictObject({
-          limit: queryInt(1, 500).default(50).describe('Events per page, 1 to 500 (default 50).'),
+          limit: queryInt(1, 500, 50).default(50).describe('Events per page, 1 to 500 (default 50).'),
           cursor: z.string().max(64).optional().describe('meta.next_cursor of the previous page.'),
         }),
         response: {
