@@ -336,6 +336,17 @@ describe('tmd import: what a file may not hold', () => {
     assert.match(bad.stderr, /line 1: column "event_type" .*holds a control character/);
   });
 
+  test('a lone surrogate in a JSON cell is refused with its line (PostgreSQL could not read it back)', async () => {
+    const file = join(server.dir, 'surrogate.ndjson');
+    writeFileSync(file, event('2024-01-01T10:00:00Z', 'FO\\ud800MC'));
+    const bad = await tmd(['import', 'calendar/fed-events', file, '--dry-run']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /line 1: column "event_type" .*not valid Unicode \(a lone surrogate\)/);
+    writeFileSync(file, event('2024-01-01T10:00:00Z', 'FO\\ud83d\\ude00MC'));
+    const pair = await tmd(['import', 'calendar/fed-events', file, '--dry-run']);
+    assert.equal(pair.code, 0, `a surrogate pair is one character: ${pair.stderr}`);
+  });
+
   test('bytes that are not UTF-8 refuse the file instead of turning into U+FFFD', async () => {
     const file = join(server.dir, 'latin1.csv');
     writeFileSync(

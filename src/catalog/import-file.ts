@@ -213,6 +213,10 @@ export function convertCell(
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text))
     return { error: `${JSON.stringify(text)} holds a control character` };
+  // A lone surrogate (a JSON file's "\ud800"): PostgreSQL stores the JSON text as given but cannot read
+  // the value back out of it, so every filtered read of the dataset would fail there.
+  if (!text.isWellFormed())
+    return { error: `${JSON.stringify(text)} is not valid Unicode (a lone surrogate)` };
   if (typeof raw === 'string' && (text === '' || nullTokens.has(text))) return { value: null };
   const shown = JSON.stringify(typeof raw === 'string' ? text : raw);
   switch (field.type) {
