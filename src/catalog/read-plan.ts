@@ -61,8 +61,11 @@ export const readOptionsShape = {
     .describe('Order by the time field: desc (newest first, default) or asc.'),
 };
 
+/** A filter value as given: text (REST, or MCP text, a list when it holds commas) or a JSON number or boolean (MCP). */
+export type FilterValue = string | number | boolean;
+
 export interface ReadParams {
-  filters: Record<string, string[]>;
+  filters: Record<string, FilterValue[]>;
   from?: string | undefined;
   to?: string | undefined;
   fields?: string[] | undefined;
@@ -183,15 +186,22 @@ const booleanText: Record<string, 'true' | 'false'> = {
  * A filter's values as the field's type compares them, distinct and sorted: numbers for integer and
  * number fields (a row matches by value, so 01 finds 1 and every digit of a stored coordinate counts),
  * true/false for booleans (also written 1/0, in any case), text otherwise. A value that is not of the
- * field's type is refused rather than matched against nothing.
+ * field's type is refused rather than matched against nothing; so is a JSON number or boolean on a text
+ * field, which would lose what makes it that text (067651 is not 67651).
  */
-function typedValues(name: string, type: FieldType | undefined, values: string[]): string[] | number[] {
+function typedValues(name: string, type: FieldType | undefined, values: FilterValue[]): string[] | number[] {
   if (type === 'integer' || type === 'number') {
     const numbers = values.map((value) => {
-      const n = Number(value);
-      if (!(type === 'integer' ? integerText : numberText).test(value) || !Number.isFinite(n)) {
+      const pattern = type === 'integer' ? integerText : numberText;
+      const n =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && pattern.test(value)
+            ? Number(value)
+            : Number.NaN;
+      if (!Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n))) {
         throw invalid(
-          `Filter "${name}" takes ${type === 'integer' ? 'whole numbers' : 'numbers'}: "${value}" is not one.`,
+          `Filter "${name}" takes ${type === 'integer' ? 'whole numbers' : 'numbers'}: ${JSON.stringify(value)} is not one.`,
           name,
         );
       }
@@ -207,14 +217,21 @@ function typedValues(name: string, type: FieldType | undefined, values: string[]
   }
   if (type === 'boolean') {
     const booleans = values.map((value) => {
-      const b = booleanText[value.toLowerCase()];
+      const b = booleanText[String(value).toLowerCase()];
       if (b === undefined)
-        throw invalid(`Filter "${name}" takes true or false: "${value}" is neither.`, name);
+        throw invalid(`Filter "${name}" takes true or false: ${JSON.stringify(value)} is neither.`, name);
       return b;
     });
     return [...new Set(booleans)].sort();
   }
-  return [...new Set(values)].sort();
+  const texts = values.map((value) => {
+    if (typeof value === 'string') return value;
+    throw invalid(
+      `Filter "${name}" is a ${type ?? 'text'} field: pass ${JSON.stringify(String(value))} as a string, exactly as the field holds it.`,
+      name,
+    );
+  });
+  return [...new Set(texts)].sort();
 }
 
 export function planRead(entry: CatalogEntry, params: ReadParams, cursors: CursorCodec): ReadPlan {
@@ -229,16 +246,19 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
       const allowed = [...entityFields].join(', ') || 'none';
       throw invalid(`Unknown parameter or filter "${name}". This dataset filters by: ${allowed}.`, name);
     }
-    const cleaned = values.flatMap(splitValues).filter((v) => v.length > 0);
+    const cleaned = values
+      .flatMap((v): FilterValue[] => (typeof v === 'string' ? splitValues(v) : [v]))
+      .filter((v) => v !== '');
+    const texts = cleaned.filter((v): v is string => typeof v === 'string');
     if (cleaned.length === 0) throw invalid(`Filter "${name}" needs at least one value.`, name);
     if (cleaned.length > MAX_FILTER_VALUES)
       throw invalid(`Filter "${name}" takes at most ${MAX_FILTER_VALUES} values.`, name);
-    if (cleaned.some((v) => v.length > 128))
+    if (texts.some((v) => v.length > 128))
       throw invalid(`Filter "${name}" has a value longer than 128 characters.`, name);
     // PostgreSQL text cannot hold NUL at all, and a C0 control or DEL in an entity value (a code, a name) is a
     // client mistake far more often than a value: refused rather than read for an empty page.
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
-    if (cleaned.some((v) => /[\u0000-\u001f\u007f]/.test(v)))
+    if (texts.some((v) => /[\u0000-\u001f\u007f]/.test(v)))
       throw invalid(`Filter "${name}" has a control character in a value.`, name);
     filters[name] = typedValues(name, fieldTypes.get(name), cleaned);
   }

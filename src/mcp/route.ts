@@ -169,6 +169,16 @@ function protocolFault(error: FastifyError, limitBytes: number): ProtocolFault |
         message: 'Invalid Request: Content-Length does not match the body.',
         code: 'invalid_request',
       };
+    case 'TMD_FORBIDDEN_JSON_KEY':
+      // Valid JSON that holds a __proto__ (or constructor.prototype) key (the app's JSON parser):
+      // refused as REST refuses ?__proto__=, not called broken JSON.
+      return {
+        status: 400,
+        rpcCode: -32600,
+        message:
+          'Invalid Request: the message holds a __proto__ or constructor.prototype key, which this service refuses.',
+        code: 'invalid_request',
+      };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return {
@@ -185,17 +195,6 @@ function protocolFault(error: FastifyError, limitBytes: number): ProtocolFault |
       status: 400,
       rpcCode: -32600,
       message: 'Invalid Request: the message is nested too deeply.',
-      code: 'invalid_request',
-    };
-  }
-  if ((error as { code?: unknown }).code === 'TMD_FORBIDDEN_JSON_KEY') {
-    // Valid JSON that holds a __proto__ (or constructor.prototype) key (the app's JSON parser): refused
-    // as REST refuses ?__proto__=, not called broken JSON.
-    return {
-      status: 400,
-      rpcCode: -32600,
-      message:
-        'Invalid Request: the message holds a __proto__ or constructor.prototype key, which this service refuses.',
       code: 'invalid_request',
     };
   }

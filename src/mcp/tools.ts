@@ -8,7 +8,6 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { DEFAULT_LIMIT, quoteValue, type ReadParams, readOptionsShape } from '../catalog/read-plan.ts';
-import type { FieldType } from '../catalog/types.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
 import { type CostFigures, costHeaders, quote } from '../domain/metering.ts';
@@ -20,14 +19,14 @@ import { AppError, toProblem } from '../errors.ts';
 import { datasetOut, describeEntry, entryOut, presentEntry, searchCatalog } from '../http/routes/catalog.ts';
 import { readEnvelope, readMeta } from '../http/routes/data.ts';
 
-/** A filter value as an agent may write it: text or a list as on REST, or a JSON number or boolean. */
-const mcpScalar = z.union([z.string().max(4096), z.number(), z.boolean()]);
-const mcpFilterValue = z.union([mcpScalar, z.array(mcpScalar).max(100)]);
-
 import { accountOut, presentAccount } from '../http/routes/me.ts';
 import { recipeOut } from '../http/routes/recipes.ts';
 import { tokens } from '../http/schemas.ts';
 import { csvOf, csvOfRows, csvTextJson, jsonOf, rowTokens, tokensOf } from './raw-rows.ts';
+
+/** A filter value as an agent may write it: text or a list as on REST, or a JSON number or boolean. */
+const mcpScalar = z.union([z.string().max(4096), z.number(), z.boolean()]);
+const mcpFilterValue = z.union([mcpScalar, z.array(mcpScalar).max(100)]);
 
 /** The `_meta` key of a metered tool result: the four figures of the cost headers, and more. */
 export const COST_META_KEY = 'tmd.example/cost';
@@ -101,7 +100,11 @@ function unknownRecipe(args: unknown): AppError | null {
   );
 }
 
-function invalidArguments(tool: string, error: z.ZodError): AppError {
+function invalidArguments(tool: string, error: z.ZodError, args: unknown): AppError {
+  // A `recipe` argument outside the recipes' enum: the REST refusal, not a schema message.
+  const recipe = error.issues.some((i) => i.code === 'invalid_value' && i.path.join('.') === 'recipe');
+  const unknown = recipe ? unknownRecipe(args) : null;
+  if (unknown) return unknown;
   const errors = error.issues.map((issue) => {
     const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
@@ -163,11 +166,7 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
     async call(args, call) {
       try {
         const parsed = spec.input.safeParse(args ?? {});
-        if (!parsed.success) {
-          const recipe =
-            spec.name === 'run_recipe' || spec.name === 'estimate_cost' ? unknownRecipe(args) : null;
-          throw recipe ?? invalidArguments(spec.name, parsed.error);
-        }
+        if (!parsed.success) throw invalidArguments(spec.name, parsed.error, args);
         return await spec.run(parsed.data, call);
       } catch (error) {
         if (error instanceof AppError) return refusalResult(error, call.requestId);
@@ -186,17 +185,6 @@ function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, 
 }
 
 const text = (value: string) => ({ type: 'text' as const, text: value });
-
-/** The field types of a dataset's fields by name; empty when the key names no dataset (the read says so). */
-function filterTypes(deps: Deps, key: string): Map<string, FieldType> {
-  return new Map(deps.catalog.resolve(key)?.dataset.fields.map((f) => [f.name, f.type]));
-}
-
-/** Whether a JSON number or boolean can stand for a value of this field type. */
-function typedJsonFits(type: FieldType, value: number | boolean): boolean {
-  if (typeof value === 'boolean') return type === 'boolean';
-  return type === 'number' || type === 'integer' || type === 'boolean';
-}
 
 /**
  * A placeholder string for `json` (JSON text) in a tool result: the route puts `json` where the encoded
@@ -465,24 +453,13 @@ export function createTools(deps: Deps): McpTool[] {
     }),
     output: readEnvelope,
     async run(args, call) {
-      const filters: Record<string, string[]> = {};
-      const fieldTypes = filterTypes(deps, args.dataset);
+      const filters: ReadParams['filters'] = {};
       for (const [name, value] of Object.entries(args.filters ?? {})) {
-        // A JSON number or boolean is a value of that type: on a text field it would lose what makes
-        // it that text (067651 is not 67651), so it is refused rather than matched against nothing.
-        const typed = (Array.isArray(value) ? value : [value]).find((v) => typeof v !== 'string');
-        const type = fieldTypes.get(name);
-        if (typed !== undefined && type !== undefined && !typedJsonFits(type, typed)) {
-          throw new AppError(
-            'invalid_request',
-            `Filter "${name}" is a ${type} field: pass ${JSON.stringify(String(typed))} as a string, exactly as the field holds it.`,
-            { errors: [{ path: `filters.${name}`, message: `expected a string, received ${typeof typed}` }] },
-          );
-        }
-        // An array holds the values themselves (a comma in one is part of it); a string is a list.
+        // An array holds the values themselves (a comma in one is part of it); a string is a list; a
+        // JSON number or boolean is one value of that type (planRead checks it against the field's).
         filters[name] = Array.isArray(value)
-          ? value.map((v) => quoteValue(String(v)))
-          : [typeof value === 'string' ? value : String(value)];
+          ? value.map((v) => (typeof v === 'string' ? quoteValue(v) : v))
+          : [value];
       }
       const params: ReadParams = {
         filters,

@@ -73,6 +73,12 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     for (const [digest, entry] of byDigest) if (match(entry.context)) drop(digest);
   };
 
+  /** A wallet changed in a way the cache cannot follow: its keys are looked up afresh. */
+  const forgetWallet = (walletId: string) => {
+    changed(`wal:${walletId}`);
+    for (const digest of [...(byWallet.get(walletId) ?? [])]) drop(digest);
+  };
+
   const overrides: Partial<Store> = {
     async findKeyByDigest(digest: string): Promise<KeyContext | null> {
       const hit = byDigest.get(digest);
@@ -96,8 +102,7 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
       const burnMonthMicros = result.ok ? result.burnMonthMicros : undefined;
       if (burnMonthMicros === null) {
         // The wallet is in a later month than this debit's: its figures are read afresh.
-        changed(`wal:${input.walletId}`);
-        for (const digest of [...(byWallet.get(input.walletId) ?? [])]) drop(digest);
+        forgetWallet(input.walletId);
         return result;
       }
       for (const digest of byWallet.get(input.walletId) ?? []) {
@@ -116,8 +121,7 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     },
     async credit(input: CreditInput): Promise<CreditResult> {
       const result = await store.credit(input);
-      changed(`wal:${input.walletId}`);
-      for (const digest of [...(byWallet.get(input.walletId) ?? [])]) drop(digest);
+      forgetWallet(input.walletId);
       return result;
     },
     async revokeKey(id: string, at: number): Promise<boolean> {
