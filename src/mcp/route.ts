@@ -383,6 +383,20 @@ export function spliceRaw(serialized: string, raw: readonly { placeholder: strin
   return out;
 }
 
+/**
+ * The answer with the call's stored parts put back (spliceRaw), the call letting go of them as it is
+ * encoded. A read's page text (tens of KB) must not stay reachable from the call: the SDK's objects of
+ * an exchange, which hold the call, are often still referenced from V8's old generation when a minor
+ * GC runs (by objects that are dead but not yet collected), so whatever they reach is copied and
+ * promoted on the way to the next full GC. Kept, the page text of almost every read was; dropping it
+ * here cut the MCP call's service CPU by about a sixth (README, Benchmark).
+ */
+function answerBytes(serialized: string, call: McpCall): Buffer | string {
+  const raw = call.raw;
+  call.raw = null;
+  return raw ? spliceRaw(serialized, raw) : serialized;
+}
+
 /** The call of one authenticated POST: what its tools meter against and report through. */
 function newCall(request: FastifyRequest, caller: Caller, refusal?: AppError): McpCall {
   return {
@@ -452,8 +466,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
     /** A JSON-RPC answer encoded here: the cost headers of a metered call, the stored parts put back. */
     const sendMessage = (target: FastifyReply, message: object) => {
       if (call.cost) target.headers(costHeaders(deps.pricing, call.cost));
-      const encoded = JSON.stringify(message);
-      return target.type('application/json').send(call.raw ? spliceRaw(encoded, call.raw) : encoded);
+      return target.type('application/json').send(answerBytes(JSON.stringify(message), call));
     };
     const header = (name: string) => {
       const value = request.headers[name];
@@ -511,7 +524,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
       return reply.send(Readable.fromWeb(response.body as WebReadableStream));
     }
     if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
-    if (call.raw) return reply.send(spliceRaw(await response.text(), call.raw));
+    if (call.raw) return reply.send(answerBytes(await response.text(), call));
     // Nothing to put back: the bytes as the SDK encoded them.
     const payload = Buffer.from(await response.arrayBuffer());
     return payload.length > 0 ? reply.send(payload) : reply.send();

@@ -42,6 +42,7 @@ export interface McpCall {
    * Parts of the result that are JSON text already, to be spliced into the serialized response where the
    * result holds each `placeholder` string (see `rawJson`): the stored rows go out as stored, as on REST,
    * and the long CSV text is encoded once, not again inside the SDK's encoding of the whole message.
+   * The route takes them as it encodes the answer, and sets this back to null.
    */
   raw: { placeholder: string; json: string }[] | null;
   /**
