@@ -59,6 +59,15 @@ test('a database at schema version 2 upgrades in place: rows kept, read in order
     rows.map((r) => [r.t, r.id, r.csv]),
     [1, 2, 3, 4, 5].map((d) => [`2026-01-0${d}`, 6 - d, null]),
   );
+  const page = await store.queryPage({
+    dataset: 'x/y',
+    filters: {},
+    descending: false,
+    limit: 10,
+    csvColumns: csvColumnsKey(['id', 'd']),
+    csvJoin: 'json',
+  });
+  assert.deepEqual([page.count, page.csv], [5, null], 'a page of rows loaded before lines were stored');
   assert.deepEqual((await store.datasetSource('x/y'))?.rows, 5);
   await store.loadRows('x/y', 'd', [{ id: 1, d: 'a' }], 'import', ['id', 'd']);
   const reloaded = await store.queryRows({
@@ -73,4 +82,47 @@ test('a database at schema version 2 upgrades in place: rows kept, read in order
     ['1,a'],
   );
   await store.close();
+});
+
+test('a page whose rows lack a line all the same (a database edited by hand) offers no lines', async () => {
+  const path = join(dir, 'edited.sqlite');
+  const store = new SqliteStore(path);
+  await store.migrate();
+  const columns = ['id', 'd'];
+  await store.loadRows(
+    'x/y',
+    'd',
+    [1, 2, 3].map((id) => ({ id, d: `2026-01-0${id}` })),
+    'import',
+    columns,
+  );
+  const query = {
+    dataset: 'x/y',
+    filters: {},
+    descending: false,
+    limit: 10,
+    csvColumns: csvColumnsKey(columns),
+  };
+  assert.equal(
+    (await store.queryPage({ ...query, csvJoin: 'crlf' })).csv,
+    '1,2026-01-01\r\n2,2026-01-02\r\n3,2026-01-03',
+  );
+  const db = new DatabaseSync(path);
+  try {
+    db.prepare('UPDATE dataset_rows SET csv = NULL WHERE id = 2').run();
+    for (const csvJoin of ['json', 'crlf'] as const) {
+      assert.equal((await store.queryPage({ ...query, csvJoin })).csv, null, `one line missing, ${csvJoin}`);
+    }
+    db.prepare('UPDATE dataset_rows SET csv = NULL').run();
+    for (const csvJoin of ['json', 'crlf'] as const) {
+      assert.equal(
+        (await store.queryPage({ ...query, csvJoin })).csv,
+        null,
+        `every line missing, ${csvJoin}`,
+      );
+    }
+  } finally {
+    db.close();
+    await store.close();
+  }
 });

@@ -948,6 +948,18 @@ export function runStoreContract(
           reloaded.map((r) => r.csv),
           [null, null],
         );
+        for (const csvJoin of ['json', 'crlf'] as const) {
+          const page = await store.queryPage({
+            dataset: other,
+            filters: {},
+            descending: false,
+            limit: 10,
+            csvColumns: key,
+            csvJoin,
+          });
+          assert.equal(page.count, 2);
+          assert.equal(page.csv, null, `no ${csvJoin} lines on a page of a load without columns`);
+        }
       });
 
       test('concurrent sample loads of one dataset load it once', async () => {
@@ -1115,6 +1127,27 @@ export function runStoreContract(
         });
         assert.equal(other.csv, null);
         assert.equal(other.count, 5);
+        const otherCrlf = await store.queryPage({
+          dataset: odd,
+          filters: {},
+          descending: true,
+          limit: 5,
+          csvColumns: csvColumnsKey(['date']),
+          csvJoin: 'crlf',
+        });
+        assert.equal(otherCrlf.csv, null, 'nor for a CSV answer');
+        // An empty page has all of its (no) lines, whatever they were rendered over.
+        for (const csvJoin of ['json', 'crlf'] as const) {
+          const empty = await store.queryPage({
+            dataset: odd,
+            filters: { symbol: ['NO-SUCH-SYMBOL'] },
+            descending: true,
+            limit: 5,
+            csvColumns: csvColumnsKey(['date']),
+            csvJoin,
+          });
+          assert.deepEqual([empty.count, empty.json, empty.csv, empty.next], [0, '', '', null]);
+        }
       });
 
       test('keyset paging visits every row exactly once, in both directions', async () => {

@@ -655,12 +655,12 @@ export class SqliteStore implements Store {
    * JSON answer. The aggregate takes the rows in the order the ordered subquery yields them (an ORDER BY
    * inside group_concat would sort them again and double the statement's cost); the store contract
    * holds the page to queryRows's order. With csvColumns the statement also reads, once, the columns
-   * the dataset's lines were rendered over: loadRows writes a line for every row, in the transaction
-   * that records those columns, so when they match every row of the page has its line, and when they do
-   * not the joined lines are dropped (a check and a count per row cost a tenth of the statement). A full
-   * page then looks past its end by position: the keyset of its last row and whether one follows. Both
-   * statements run back to back on this connection, which nothing else writes between them
-   * (node:sqlite is synchronous).
+   * the dataset's lines were rendered over (loadRows writes a line for every row, in the transaction
+   * that records them); when they differ the joined lines are dropped, as they are when a row lacks its
+   * line all the same (a database edited by hand). Checking the columns row by row cost a tenth of the
+   * statement. A full page then looks past its end by position: the keyset of its last row and whether
+   * one follows. Both statements run back to back on this connection, which nothing else writes between
+   * them (node:sqlite is synchronous).
    */
   async queryPage(q: PageQuery): Promise<StoredPage> {
     const { where, params } = this.#pageFilter(q);
@@ -669,15 +669,16 @@ export class SqliteStore implements Store {
     const withCsv = q.csvColumns !== undefined;
     const joined =
       q.csvJoin === 'json' ? 'json_quote(group_concat(csv, char(10)))' : 'group_concat(csv, char(13, 10))';
-    const [count, json, csv, renderedOver] = this.#stmt(
+    const [count, json, csv, lines, renderedOver] = this.#stmt(
       `SELECT count(*), group_concat(data, ','),
-          ${withCsv ? `${joined}, (SELECT csv_columns FROM dataset_sources WHERE dataset = ?)` : 'NULL, NULL'}
+          ${withCsv ? `${joined}, count(csv), (SELECT csv_columns FROM dataset_sources WHERE dataset = ?)` : 'NULL, 0, NULL'}
         FROM (SELECT data${withCsv ? ', csv' : ''} FROM dataset_rows WHERE ${where} ${order} LIMIT ?)`,
       true,
     ).get(...(withCsv ? [q.dataset] : []), ...params, q.limit) as unknown as [
       number,
       string | null,
       string | null,
+      number,
       string | null,
     ];
     let next: StoredPage['next'] = null;
@@ -691,8 +692,10 @@ export class SqliteStore implements Store {
     }
     const page: StoredPage = { count, json: json ?? '', next };
     if (withCsv) {
+      // An empty page has every line there is, whatever they were rendered over.
+      const complete = count === 0 || (renderedOver === q.csvColumns && lines === count);
       const text = count === 0 ? '' : (csv ?? '');
-      page.csv = renderedOver !== q.csvColumns ? null : q.csvJoin === 'json' ? text.slice(1, -1) : text;
+      page.csv = !complete ? null : q.csvJoin === 'json' ? text.slice(1, -1) : text;
     }
     return page;
   }
