@@ -311,6 +311,16 @@ test('request logs mask anything shaped like a key or a session JWT in the URL',
   const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
   const masked = maskCredentials(`/api/v1/data/x/y?api_key=${key}&t=${jwt}&symbol=AAPL`);
   assert.equal(masked, '/api/v1/data/x/y?api_key=tmd_live_[redacted]&t=[redacted-jwt]&symbol=AAPL');
+  // %-escaped, as the query parser still reads them: the decoded form is logged, masked.
+  const escapedKey = `tmd_live%5F${'A'.repeat(43)}`;
+  assert.equal(
+    maskCredentials(`/api/v1/pricing?key=${escapedKey}&q=caf%C3%A9`),
+    '/api/v1/pricing?key=tmd_live_[redacted]&q=caf%C3%A9',
+  );
+  assert.equal(maskCredentials(`/x?k=%74md_sbx_${'b'.repeat(20)}`), '/x?k=tmd_sbx_[redacted]');
+  assert.equal(maskCredentials(`/x?t=${jwt.replaceAll('.', '%2E')}`), '/x?t=[redacted-jwt]');
+  // Escapes that hide nothing are logged as sent.
+  assert.equal(maskCredentials('/x?q=a%2Cb%20c'), '/x?q=a%2Cb%20c');
 });
 
 test('a key name or a memo with a control character is a 400, not a stored NUL', async () => {

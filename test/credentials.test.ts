@@ -1,6 +1,9 @@
 /** Credentials: sandbox keys, public-test registration, live keys, sessions; expiry and revocation. */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { decodeJwt, SignJWT } from 'jose';
+import { SESSION_TTL_MS, Sessions } from '../src/domain/sessions.ts';
+import type { AppError } from '../src/errors.ts';
 import { adminRequest, freshIp } from './helpers/operator.ts';
 import {
   assertLedgerBalanced,
@@ -316,6 +319,31 @@ describe('live keys and sessions', () => {
     const after = await server.request('GET', '/api/v1/keys', { headers: bearer(session) });
     assert.equal(after.status, 401);
     assert.equal(after.json.code, 'invalid_session');
+  });
+
+  test('a session ends at its stored end, even behind a token that says later (a leaked signing secret)', async () => {
+    const { session } = await walletAccount(server, 0);
+    const claims = decodeJwt(session);
+    const secret = new TextEncoder().encode('a-secret-of-this-test-only-0123456789');
+    const sessions = new Sessions(server.deps.store, secret, () => server.clock.now());
+    const longer = await new SignJWT({ chn: 'rest' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuer(claims.iss as string)
+      .setSubject(claims.sub as string)
+      .setJti(claims.jti as string)
+      .setExpirationTime(Math.floor(server.clock.now() / 1000) + 30 * 24 * 3600)
+      .sign(secret);
+    assert.equal(
+      (await sessions.verify(longer)).sessionId,
+      claims.jti,
+      'the forged token names a live session',
+    );
+    server.clock.advance(SESSION_TTL_MS);
+    await assert.rejects(sessions.verify(longer), (error: AppError) => {
+      assert.equal(error.code, 'invalid_session');
+      assert.match(error.message, /expired/);
+      return true;
+    });
   });
 
   test('a session cookie that no longer works never locks a client out of logging in again', async () => {

@@ -76,6 +76,27 @@ describe('per-minute limit (sliding window, injectable clock)', () => {
       assert.equal(after.headers.get('retry-after'), '30');
     });
   });
+  test('a key refused on a session-only route (403) counts against its own per-minute limit', async () => {
+    await withServer({}, async (server) => {
+      const { key } = await walletAccount(server, 0);
+      for (let i = 1; i <= 30; i++) {
+        const res = await server.request('GET', '/api/v1/keys', { headers: bearer(key) });
+        assert.equal(res.status, 403, `request ${i}`);
+        assert.equal(res.json.code, 'forbidden');
+        assert.equal(
+          res.headers.get('ratelimit'),
+          `"minute";r=${60 - i};t=60`,
+          'the 403 carries the headers',
+        );
+      }
+      for (let i = 31; i <= 60; i++) {
+        assert.equal((await server.request('GET', '/api/v1/me', { headers: bearer(key) })).status, 200);
+      }
+      const refused = await server.request('POST', '/api/v1/auth/logout', { headers: bearer(key) });
+      assert.equal(refused.status, 429, 'the 61st request of the minute, whatever the route');
+      assert.equal(refused.json.code, 'rate_limited');
+    });
+  });
 });
 
 describe('daily limit', () => {

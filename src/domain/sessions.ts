@@ -76,6 +76,9 @@ export class Sessions {
       throw new AppError('invalid_session', 'The session token is not valid.');
     if (session.revokedAt !== null)
       throw new AppError('invalid_session', 'The session has ended (logged out).');
+    // The stored end holds too, whatever the token says (one signed with a leaked secret and a later exp).
+    if (session.expiresAt <= this.#now())
+      throw new AppError('invalid_session', 'The session has expired: log in again.');
     return {
       sessionId,
       accountId,

@@ -14,7 +14,7 @@ import type { Deps } from '../deps.ts';
 import { newRequestId } from '../domain/ids.ts';
 import { AppError } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/route.ts';
-import { resolveCaller } from './auth-hook.ts';
+import { assertAllowed, resolveCaller } from './auth-hook.ts';
 import { applyLimits } from './limits-hook.ts';
 import { transformObject } from './openapi.ts';
 import { sendProblem, toAppError } from './problem.ts';
@@ -122,11 +122,24 @@ function parseJsonBody(text: string): unknown {
   return value;
 }
 
-/** A URL with anything shaped like a key or a session JWT replaced, for the logs. */
-export function maskCredentials(url: string): string {
-  return url
+const maskShapes = (text: string) =>
+  text
     .replace(/tmd_(sbx|fpt|live)_[A-Za-z0-9_-]*/g, 'tmd_$1_[redacted]')
     .replace(/eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g, '[redacted-jwt]');
+
+/**
+ * A URL with anything shaped like a key or a session JWT replaced, for the logs. The query parser
+ * decodes %-escapes, so a key sent as `tmd_live%5F…` is still that key: the URL is searched with its
+ * ASCII escapes decoded too, and when that form hides a credential it is the one logged, masked.
+ */
+export function maskCredentials(url: string): string {
+  const masked = maskShapes(url);
+  const decoded = url.replace(/%[0-7][0-9A-Fa-f]/g, (hex) =>
+    String.fromCharCode(Number.parseInt(hex.slice(1), 16)),
+  );
+  if (decoded === url) return masked;
+  const maskedDecoded = maskShapes(decoded);
+  return maskedDecoded === decoded ? masked : maskedDecoded;
 }
 
 export interface AppOptions {
@@ -223,7 +236,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
           request,
           (token, channel) => deps.auth.authenticate(token, channel),
           mode,
-          request.routeOptions.config.allow,
           request.routeOptions.config.channel ?? 'rest',
         );
       } catch (error) {
@@ -234,6 +246,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       }
     }
     await applyLimits(deps, request, reply);
+    assertAllowed(request.caller, request.routeOptions.config.allow);
   });
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, toAppError(error, request)));

@@ -90,7 +90,6 @@ export async function resolveCaller(
   request: FastifyRequest,
   authenticate: (token: string, channel: Channel) => Promise<Caller>,
   mode: AuthMode,
-  allow: readonly CredentialKind[] | undefined,
   channel: Channel,
 ): Promise<Caller | null> {
   const presented = presentedCredential(request);
@@ -115,22 +114,22 @@ export async function resolveCaller(
       new AppError('invalid_session', 'The session cookie is malformed: log in again for a new one.'),
     );
   }
-  let caller: Caller;
   try {
-    caller = await authenticate(presented.token, channel);
+    return await authenticate(presented.token, channel);
   } catch (error) {
     if (!(error instanceof AppError && error.status === 401)) throw error;
     if (presented.fromCookie) return cookieRefused(error);
     throw unauthenticated(error);
   }
-  if (allow && !allow.includes(caller.kind)) {
-    throw new AppError(
-      'forbidden',
-      `A ${caller.kind.replace('_', '-')} credential cannot use this endpoint.`,
-      {
-        credential: caller.kind,
-      },
-    );
-  }
-  return caller;
+}
+
+/**
+ * 403 for a working credential of a kind the route does not take (a key on the session-only routes).
+ * Checked after the caller's limits: the refusal counts against them like any other request.
+ */
+export function assertAllowed(caller: Caller | null, allow: readonly CredentialKind[] | undefined): void {
+  if (!caller || !allow || allow.includes(caller.kind)) return;
+  throw new AppError('forbidden', `A ${caller.kind.replace('_', '-')} credential cannot use this endpoint.`, {
+    credential: caller.kind,
+  });
 }
