@@ -346,6 +346,43 @@ describe('live keys and sessions', () => {
     });
   });
 
+  test("the session cookie works only from this service's own origin for anything but reads", async () => {
+    const { session } = await walletAccount(server, 0);
+    const own = new URL(server.url).origin;
+    const cookie = { cookie: `tmd_session=${session}`, 'content-type': 'text/plain' };
+    // A page of another origin (a same-site subdomain sends the SameSite=Strict cookie too).
+    for (const origin of ['https://evil.example', 'http://sub.127.0.0.1.nip.io', 'null']) {
+      const forged = await server.request('POST', '/api/v1/keys', {
+        headers: { ...cookie, origin },
+        raw: '',
+      });
+      assert.equal(forged.status, 403, origin);
+      assert.equal(forged.json.code, 'forbidden');
+      assert.match(forged.json.detail, /another origin/);
+      assert.match(forged.headers.get('ratelimit') ?? '', /"ip";/, 'counted against the IP fence');
+    }
+    const keysBefore = (await server.request('GET', '/api/v1/keys', { headers: bearer(session) })).json;
+    // Its own pages, and clients that send no Origin (curl, the CLI), are served.
+    const ownPage = await server.request('POST', '/api/v1/keys', {
+      headers: { ...cookie, origin: own },
+      raw: '',
+    });
+    assert.equal(ownPage.status, 201, ownPage.text);
+    assert.equal((await server.request('POST', '/api/v1/keys', { headers: cookie, raw: '' })).status, 201);
+    // Reads are not forgeries, and a Bearer session from anywhere is the caller's own choice.
+    const read = await server.request('GET', '/api/v1/me', {
+      headers: { ...cookie, origin: 'https://evil.example' },
+    });
+    assert.equal(read.status, 200);
+    const bearerSession = await server.request('POST', '/api/v1/keys', {
+      headers: { ...bearer(session), origin: 'https://evil.example' },
+      body: {},
+    });
+    assert.equal(bearerSession.status, 201, bearerSession.text);
+    const keysAfter = (await server.request('GET', '/api/v1/keys', { headers: bearer(session) })).json;
+    assert.equal(keysAfter.data.length, keysBefore.data.length + 3, 'no key came of the forged requests');
+  });
+
   test('a session cookie that no longer works never locks a client out of logging in again', async () => {
     const { session, email, password } = await walletAccount(server, 0);
     await server.request('POST', '/api/v1/auth/logout', { headers: bearer(session) });

@@ -213,6 +213,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.decorateRequest('caller', null);
   app.decorateRequest('limitSlot', null);
 
+  const publicHost = deps.env.BASE_URL ? new URL(deps.env.BASE_URL).host : undefined;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (brokenQueryEscape(request.url)) {
@@ -237,11 +238,15 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
           (token, channel) => deps.auth.authenticate(token, channel),
           mode,
           request.routeOptions.config.channel ?? 'rest',
+          publicHost,
         );
       } catch (error) {
         // A refused credential is an anonymous request to the limits: it counts against its IP's
         // fence (and is refused with 429 once that is full), so guessing keys is no way around it.
-        if (error instanceof AppError && error.status === 401) await applyLimits(deps, request, reply);
+        // So does a session cookie refused for its origin (403).
+        if (error instanceof AppError && (error.status === 401 || error.status === 403)) {
+          await applyLimits(deps, request, reply);
+        }
         throw error;
       }
     }

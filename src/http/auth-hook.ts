@@ -86,16 +86,46 @@ export function missingCredentials(): AppError {
   );
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Whether a request that would use the session cookie comes from another site's page: a browser sends
+ * the cookie (SameSite=Strict) with a form or fetch from any page of the same site, subdomains
+ * included, and a POST with an empty text/plain body needs no CORS preflight. An unsafe method whose
+ * Origin is neither this request's Host nor BASE_URL's host is refused (403), before the cookie is read.
+ * Requests without an Origin (curl, the CLI, servers) and safe methods are not browser forgeries.
+ */
+function crossOriginCookieUse(request: FastifyRequest, publicHost: string | undefined): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined || SAFE_METHODS.has(request.method)) return false;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return true; // "null" (a sandboxed page, a file) or garbage: not one of ours
+  }
+  return host !== request.headers.host && host !== publicHost;
+}
+
 export async function resolveCaller(
   request: FastifyRequest,
   authenticate: (token: string, channel: Channel) => Promise<Caller>,
   mode: AuthMode,
   channel: Channel,
+  publicHost?: string,
 ): Promise<Caller | null> {
   const presented = presentedCredential(request);
   if (presented === undefined) {
     if (mode === 'required') throw missingCredentials();
     return null;
+  }
+  if (presented.fromCookie && crossOriginCookieUse(request, publicHost)) {
+    if (mode === 'optional') return null;
+    throw new AppError(
+      'forbidden',
+      'The session cookie is not accepted from another origin: send the session token as "Authorization: Bearer <token>" instead.',
+      { origin: request.headers.origin },
+    );
   }
   // A session cookie that no longer works (malformed, logged out, expired, another secret): on a route
   // that needs no credential the request goes on without it, so a browser is never locked out of
