@@ -284,11 +284,47 @@ test('a request whose body never ends is cut off after REQUEST_TIMEOUT_MS (it wo
       'POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n{',
     );
     const after = await closed;
-    assert.match(answer, /^HTTP\/1\.1 408/, answer);
+    assert.match(answer, /^HTTP\/1\.1 408 Request Timeout\r\n/, answer);
+    assert.match(answer, /\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);
+    const problem = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    assert.equal(problem.code, 'request_timeout');
+    assert.equal(problem.status, 408);
+    assert.match(problem.detail, /within 1000 ms/);
+    assert.match(answer, new RegExp(`\r\nX-Request-Id: ${problem.request_id}\r\n`));
     assert.ok(after >= 900 && after < 5000, `closed after ${after} ms`);
   } finally {
     await slow.close();
   }
+});
+
+test('requests the HTTP parser refuses (headers too large, not HTTP) get problem+json too', async () => {
+  const port = Number(new URL(server.url).port);
+  const exchange = (text: string) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk) => {
+        answer += chunk.toString();
+      });
+      socket.on('close', () => resolve(answer));
+      socket.on('error', () => {});
+      socket.write(text);
+    });
+  const cases = [
+    [
+      `GET /api/v1/catalog HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
+      431,
+      'headers_too_large',
+    ],
+    ['NOT HTTP AT ALL\r\n\r\n', 400, 'invalid_request'],
+  ] as const;
+  for (const [text, status, code] of cases) {
+    const answer = await exchange(text);
+    assert.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `), answer.slice(0, 200));
+    assert.match(answer, /\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);
+    assert.equal(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).code, code);
+  }
+  assert.equal((await server.request('GET', '/healthz')).status, 200, 'the server is up');
 });
 
 test('the SQLite statement cache is bounded: filters with ever new numbers of values do not grow it', async () => {

@@ -57,8 +57,8 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
     await cluster.pgProxy.cut();
     const during = await Promise.all(Array.from({ length: 10 }, read));
     assert.deepEqual(
-      during.map((r) => [r.status, r.code]),
-      Array.from({ length: 10 }, () => [503, 'service_unavailable']),
+      during.map((r) => [r.status, r.code, r.headers.get('retry-after')]),
+      Array.from({ length: 10 }, () => [503, 'service_unavailable', '1']),
     );
     const probe = await ready();
     assert.equal(probe.status, 503);

@@ -1,4 +1,5 @@
 /** buildApp(deps): the REST application, without listening. No I/O happens at import. */
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, {
@@ -12,7 +13,7 @@ import Fastify, {
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { newRequestId } from '../domain/ids.ts';
-import { AppError } from '../errors.ts';
+import { AppError, toProblem } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/route.ts';
 import { assertAllowed, resolveCaller } from './auth-hook.ts';
 import { applyLimits } from './limits-hook.ts';
@@ -188,6 +189,29 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
       return sendProblem(reply, toAppError(error, request));
+    },
+    // A request Node's parser gives up on (it never arrived whole, headers too large, not HTTP) has no
+    // route or reply: answered here on the socket, as problem+json like every other refusal, and closed.
+    clientErrorHandler(error, socket) {
+      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || socket.destroyed) return;
+      const code = (error as NodeJS.ErrnoException).code;
+      const refusal =
+        code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new AppError(
+              'request_timeout',
+              `The request (headers and body) did not arrive whole within ${deps.env.REQUEST_TIMEOUT_MS} ms.`,
+            )
+          : code === 'HPE_HEADER_OVERFLOW'
+            ? new AppError('headers_too_large', 'The request headers are larger than this service takes.')
+            : new AppError('invalid_request', 'The request is not well-formed HTTP/1.1.');
+      const requestId = newRequestId();
+      const body = JSON.stringify(toProblem(refusal, requestId));
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy(error);
     },
   });
 

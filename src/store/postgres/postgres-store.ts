@@ -90,9 +90,12 @@ export function isUnavailable(error: unknown): boolean {
 /** Connection-level failures become 503 service_unavailable; anything else is a fault (500). */
 function translate(error: unknown): unknown {
   if (error instanceof AppError || !isUnavailable(error)) return error;
-  return new AppError('service_unavailable', 'The ledger database cannot be reached; nothing was served.', {
-    retry_after: 1,
-  });
+  return new AppError(
+    'service_unavailable',
+    'The ledger database cannot be reached; nothing was served.',
+    { retry_after: 1 },
+    { 'retry-after': '1' },
+  );
 }
 
 const MAX_PAGE_SHAPES = 256;
