@@ -134,13 +134,21 @@ describe('DNS rebinding: Host and Origin', () => {
   test('on loopback: a foreign Host or Origin is refused with 403; localhost origins pass', async () => {
     const server = await startServer();
     try {
-      const { key } = await walletAccount(server, 10);
+      const { key, session } = await walletAccount(server, 10);
       const evilHost = await postWithHost(server, 'rebound.evil.example:80', bearer(key), getAccount);
       assert.equal(evilHost.status, 403);
       assert.match(String((evilHost.json.error as { message: string }).message), /Invalid Host/);
       const evilOrigin = await rpc(server, { ...bearer(key), origin: 'https://evil.example' }, getAccount);
       assert.equal(evilOrigin.status, 403);
       assert.equal(evilOrigin.json.error.code, -32000);
+      // The session cookie sent by a foreign page gets the same JSON-RPC refusal.
+      const cookieOrigin = await rpc(
+        server,
+        { cookie: `tmd_session=${session}`, origin: 'https://evil.example' },
+        getAccount,
+      );
+      assert.equal(cookieOrigin.status, 403, cookieOrigin.text);
+      assert.equal(cookieOrigin.json.error.code, -32000);
       const local = await rpc(server, { ...bearer(key), origin: 'http://localhost:6274' }, getAccount);
       assert.equal(local.status, 200, local.text);
     } finally {

@@ -119,7 +119,8 @@ export async function resolveCaller(
     if (mode === 'required') throw missingCredentials();
     return null;
   }
-  if (presented.fromCookie && crossOriginCookieUse(request, publicHost)) {
+  // The MCP route checks every request's Origin itself (DNS rebinding), with a JSON-RPC refusal.
+  if (presented.fromCookie && channel !== 'mcp' && crossOriginCookieUse(request, publicHost)) {
     if (mode === 'optional') return null;
     throw new AppError(
       'forbidden',
