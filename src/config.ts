@@ -152,12 +152,31 @@ export type ServiceFile = z.infer<typeof serviceFileSchema>;
 export type Sku = z.infer<typeof skuSchema>;
 export type Tier = z.infer<typeof tierSchema>;
 
+/** A whole number in digits only (an empty or hex value is refused, not read as 0 or 16). */
+const intVar = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number (digits only)')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .default(fallback);
+
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: intVar(0, 65535, 3000),
   HOST: z.string().default('127.0.0.1'),
   BASE_URL: z.url().optional(),
-  DATABASE_URL: z.string().min(1).default('data/tmd.sqlite'),
-  REDIS_URL: z.string().optional(),
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .refine(
+      (value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^postgres(ql)?:\/\//i.test(value),
+      'must be a postgres:// or postgresql:// URL, or a SQLite file path',
+    )
+    .default('data/tmd.sqlite'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/\S+$/i, 'must be a redis:// or rediss:// URL')
+    .optional(),
   /** Prefix of every Redis key the limiter writes, so several deployments can share one Redis. */
   REDIS_KEY_PREFIX: z.string().default('tmd:'),
   /**
@@ -177,10 +196,10 @@ const envSchema = z.object({
       return value;
     }),
   /** Connections to PostgreSQL per process. */
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  DATABASE_POOL_MAX: intVar(1, 500, 10),
   /** How long a stopping process waits for in-flight requests before it exits anyway. */
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
-  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  SHUTDOWN_GRACE_MS: intVar(0, 600_000, 10_000),
+  REQUEST_TIMEOUT_MS: intVar(1000, 600_000, 30_000),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -188,7 +207,7 @@ const envSchema = z.object({
   CONFIG_FILE: z.string().default('config/service.json'),
   CATALOG_FILE: z.string().default('config/catalog.json'),
   TRUST_PROXY: z.string().optional(),
-  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  KEY_CACHE_TTL_MS: intVar(0, 60_000, 2000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -205,7 +224,9 @@ function describeIssues(source: string, issues: readonly z.core.$ZodIssue[]): st
 }
 
 export function parseEnv(raw: NodeJS.ProcessEnv = process.env): Env {
-  const result = envSchema.safeParse(raw);
+  // A variable set to nothing (PORT=) is unset, not 0 or an empty URL.
+  const given = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== ''));
+  const result = envSchema.safeParse(given);
   if (!result.success)
     throw new ConfigError(`invalid environment:\n${describeIssues('env', result.error.issues)}`);
   return result.data;

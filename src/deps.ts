@@ -7,7 +7,7 @@ import { loadCatalogFile } from './catalog/catalog-file.ts';
 import { CursorCodec } from './catalog/read-plan.ts';
 import type { DatasetDef } from './catalog/types.ts';
 import type { Env, ServiceFile } from './config.ts';
-import { loadServiceFile } from './config.ts';
+import { ConfigError, loadServiceFile } from './config.ts';
 import { Authenticator } from './domain/auth.ts';
 import { Credentials } from './domain/credentials.ts';
 import { makePricing, type Pricing } from './domain/pricing.ts';
@@ -123,14 +123,26 @@ async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
 function loadSecret(env: Env): Buffer {
   if (env.JWT_SECRET) return Buffer.from(env.JWT_SECRET, 'utf8');
   const path = join(env.DATA_DIR, 'jwt-secret');
+  let stored: string | undefined;
   try {
-    return Buffer.from(readFileSync(path, 'utf8').trim(), 'base64url');
+    stored = readFileSync(path, 'utf8').trim();
   } catch {
-    mkdirSync(env.DATA_DIR, { recursive: true });
-    const secret = randomBytes(32);
-    writeFileSync(path, secret.toString('base64url'), { mode: 0o600, flag: 'wx' });
+    stored = undefined;
+  }
+  if (stored !== undefined) {
+    const secret = Buffer.from(stored, 'base64url');
+    // An empty or truncated file would sign sessions and cursors with a key anyone can derive.
+    if (secret.length < 32) {
+      throw new ConfigError(
+        `${path} holds ${secret.length} bytes of secret, fewer than 32: delete it to have a new one generated (every session ends), or set JWT_SECRET.`,
+      );
+    }
     return secret;
   }
+  mkdirSync(env.DATA_DIR, { recursive: true });
+  const secret = randomBytes(32);
+  writeFileSync(path, secret.toString('base64url'), { mode: 0o600, flag: 'wx' });
+  return secret;
 }
 
 function derive(secret: Buffer, purpose: string): Buffer {

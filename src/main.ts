@@ -68,6 +68,9 @@ main().catch((error: unknown) => {
     console.error(error.message);
     process.exit(2);
   }
-  console.error(error);
+  // Anything else that stops the start (a catalog file, an unreachable database, a port in use): one
+  // line naming it, not a stack trace.
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  console.error(`could not start: ${typeof code === 'string' ? `${code}: ` : ''}${String(message ?? error)}`);
   process.exit(1);
 });
