@@ -76,6 +76,11 @@ export class AppError extends Error {
   }
 }
 
+/** The store cannot serve now (unreachable, or held by another writer): 503, retry in a second. */
+export function storeUnavailable(detail: string): AppError {
+  return new AppError('service_unavailable', detail, { retry_after: 1 }, { 'retry-after': '1' });
+}
+
 export const problemTypeBase = 'https://docs.tmd.example/errors/';
 
 export interface Problem extends ProblemExtras {

@@ -86,17 +86,6 @@ export function toAppError(error: unknown, request: FastifyRequest): AppError {
       return new AppError('unsupported_media_type', 'Send the request body as application/json.');
     return new AppError('invalid_request', 'The request could not be processed as sent.');
   }
-  const sqlite = error as { code?: unknown; errcode?: unknown };
-  if (sqlite.code === 'ERR_SQLITE_ERROR' && (sqlite.errcode === 5 || sqlite.errcode === 6)) {
-    // SQLITE_BUSY / LOCKED: another process (a `tmd import`) held the database past busy_timeout.
-    request.log.warn({ err: error }, 'SQLite database busy');
-    return new AppError(
-      'service_unavailable',
-      'The database is busy with another writer; nothing was served.',
-      { retry_after: 1 },
-      { 'retry-after': '1' },
-    );
-  }
   request.log.error({ err: error }, 'unhandled error');
   return new AppError('internal_error', 'Something went wrong on our side; the request id helps us find it.');
 }

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import type { KeyKind } from '../../domain/keys.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, storeUnavailable } from '../../errors.ts';
 import {
   type AccountRecord,
   BalanceLimitReached,
@@ -90,12 +90,7 @@ export function isUnavailable(error: unknown): boolean {
 /** Connection-level failures become 503 service_unavailable; anything else is a fault (500). */
 function translate(error: unknown): unknown {
   if (error instanceof AppError || !isUnavailable(error)) return error;
-  return new AppError(
-    'service_unavailable',
-    'The ledger database cannot be reached; nothing was served.',
-    { retry_after: 1 },
-    { 'retry-after': '1' },
-  );
+  return storeUnavailable('The ledger database cannot be reached; nothing was served.');
 }
 
 const MAX_PAGE_SHAPES = 256;

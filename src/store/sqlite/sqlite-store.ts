@@ -9,7 +9,7 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import type { KeyKind } from '../../domain/keys.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, storeUnavailable } from '../../errors.ts';
 import {
   type AccountRecord,
   BalanceLimitReached,
@@ -54,6 +54,17 @@ const MAX_STATEMENTS = 256;
 
 type Cell = SQLInputValue | undefined;
 type DbRow = Record<string, Cell>;
+
+/**
+ * SQLITE_BUSY / SQLITE_LOCKED past busy_timeout: another process (a `tmd import`) holds the write lock.
+ * Writes wait for it here (reads do not, in WAL mode): a 503 to retry, as an unreachable PostgreSQL is.
+ */
+function busyAsUnavailable(error: unknown): unknown {
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  return code === 'ERR_SQLITE_ERROR' && (errcode === 5 || errcode === 6)
+    ? storeUnavailable('The database is busy with another writer; nothing was served.')
+    : error;
+}
 
 export class SqliteStore implements Store {
   readonly #db: DatabaseSync;
@@ -109,18 +120,26 @@ export class SqliteStore implements Store {
   }
 
   #run(sql: string, ...params: SQLInputValue[]): { changes: number | bigint } {
-    return this.#stmt(sql).run(...params);
+    try {
+      return this.#stmt(sql).run(...params);
+    } catch (error) {
+      throw busyAsUnavailable(error);
+    }
   }
 
   #tx<T>(work: () => T): T {
-    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw busyAsUnavailable(error);
+    }
     try {
       const result = work();
       this.#db.exec('COMMIT');
       return result;
     } catch (error) {
       this.#db.exec('ROLLBACK');
-      throw error;
+      throw busyAsUnavailable(error);
     }
   }
 
