@@ -76,8 +76,8 @@ export class AppError extends Error {
   }
 }
 
-/** The store cannot serve now (unreachable, or held by another writer): 503, retry in a second. */
-export function storeUnavailable(detail: string): AppError {
+/** This node cannot serve now (its store unreachable or held by another writer, or the node shutting down): 503, retry in a second. */
+export function serviceUnavailable(detail: string): AppError {
   return new AppError('service_unavailable', detail, { retry_after: 1 }, { 'retry-after': '1' });
 }
 

@@ -13,10 +13,11 @@ import Fastify, {
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { newRequestId } from '../domain/ids.ts';
-import { AppError, toProblem } from '../errors.ts';
+import { AppError, serviceUnavailable, toProblem } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/route.ts';
 import { assertAllowed, resolveCaller } from './auth-hook.ts';
 import { applyLimits } from './limits-hook.ts';
+import { OpenExports } from './open-exports.ts';
 import { transformObject } from './openapi.ts';
 import { sendProblem, toAppError } from './problem.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
@@ -143,6 +144,13 @@ export function maskCredentials(url: string): string {
   return maskedDecoded === decoded ? masked : maskedDecoded;
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The exports streaming now, for a shutdown that has to cut them (refunded). */
+    openExports: OpenExports;
+  }
+}
+
 export interface AppOptions {
   logger?: boolean | { level: string };
 }
@@ -177,6 +185,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
     // A HEAD of a metered GET would burn tokens and return no data: not routed.
     exposeHeadRoutes: false,
+    // Requests that arrive while the node shuts down get a problem+json 503 from the onRequest hook
+    // below, not Fastify's own JSON one.
+    return503OnClosing: false,
     trustProxy,
     requestIdHeader: false,
     genReqId: (request) => {
@@ -236,10 +247,19 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('caller', null);
   app.decorateRequest('limitSlot', null);
+  app.decorate('openExports', new OpenExports());
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
 
   const publicHost = deps.env.BASE_URL ? new URL(deps.env.BASE_URL).host : undefined;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      // Fastify has already set Connection: close; a load balancer retries on another node.
+      throw serviceUnavailable('This node is shutting down; retry, and another node will answer.');
+    }
     if (brokenQueryEscape(request.url)) {
       throw new AppError(
         'invalid_request',
@@ -332,7 +352,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerRecipeRoutes(typed, deps);
   registerMeRoutes(typed, deps);
   registerKeyRoutes(typed, deps);
-  registerExportRoutes(typed, deps);
+  registerExportRoutes(typed, deps, app.openExports);
   registerBillingRoutes(typed, deps);
   registerAdminRoutes(typed, deps);
   registerMcpRoutes(app, deps);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { type Env, loadServiceFile, parseEnv, type ServiceFile } from '../../src/config.ts';
 import { buildDeps, closeDeps, type Deps } from '../../src/deps.ts';
 import { newId } from '../../src/domain/ids.ts';
@@ -27,6 +28,7 @@ export class TestClock {
 
 export interface TestServer {
   url: string;
+  app: FastifyInstance;
   deps: Deps;
   clock: TestClock;
   dir: string;
@@ -82,6 +84,7 @@ export async function startServer(
   const url = `http://127.0.0.1:${address.port}`;
   return {
     url,
+    app,
     deps,
     clock,
     dir,

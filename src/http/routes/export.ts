@@ -9,9 +9,10 @@ import { costHeaders } from '../../domain/metering.ts';
 import { projectRow, storedCsvLines } from '../../domain/reads.ts';
 import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
+import type { OpenExports } from '../open-exports.ts';
 import { edge, problems } from '../schemas.ts';
 
-export function registerExportRoutes(app: TypedApp, deps: Deps): void {
+export function registerExportRoutes(app: TypedApp, deps: Deps, openExports: OpenExports): void {
   const exports = new DataExports({ config: deps.config, reads: deps.reads });
 
   app.get(
@@ -73,8 +74,17 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
       const { entry, rows, source } = started.value;
       const columns = entry.columns;
 
+      let sent = 0;
+      let refunded: Promise<void> | undefined;
+      // Once, whichever comes first: the stream failing on our side, or a shutdown cutting it.
+      const refund = (detail: string) => {
+        refunded ??= exports
+          .refund(caller, started, request.id, detail)
+          .catch((refundError: unknown) => request.log.error({ err: refundError }, 'export refund failed'));
+        return refunded;
+      };
+
       async function* body(): AsyncGenerator<string> {
-        let sent = 0;
         try {
           if (csv) yield csvLine(columns);
           for await (const page of exports.pages(entry, { csv })) {
@@ -92,14 +102,29 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
             sent += page.length;
           }
         } catch (error) {
+          if (refunded) throw error; // cut by a shutdown: refunded already
           request.log.error({ err: error, sent }, 'export stream failed after the charge; refunding');
-          await exports
-            .refund(caller, started, request.id, `export of ${entry.key} failed after ${sent} rows`)
-            .catch((refundError: unknown) => request.log.error({ err: refundError }, 'export refund failed'));
+          await refund(`export of ${entry.key} failed after ${sent} rows`);
           throw error;
         }
       }
 
+      const stream = Readable.from(body());
+      const response = reply.raw;
+      openExports.track(
+        {
+          async cut() {
+            // Handed whole to the connection: served, nothing to give back.
+            if (response.writableFinished) return;
+            request.log.warn({ sent }, 'export cut by shutdown; refunding');
+            await refund(`export of ${entry.key} cut by a shutdown after ${sent} rows`);
+            stream.destroy(new Error('export cut by a shutdown'));
+            // The stream may be waiting on the database for its next page: break the connection now.
+            response.destroy();
+          },
+        },
+        new Promise((resolve) => response.once('close', resolve)),
+      );
       reply
         .headers(costHeaders(deps.pricing, started.cost))
         .header('x-export-rows', String(rows))
@@ -109,7 +134,7 @@ export function registerExportRoutes(app: TypedApp, deps: Deps): void {
           `attachment; filename="${entry.key.replace('/', '_')}.${csv ? 'csv' : 'ndjson'}"`,
         )
         .type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
-      return reply.send(Readable.from(body()));
+      return reply.send(stream);
     },
   );
 }

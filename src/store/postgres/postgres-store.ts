@@ -12,7 +12,7 @@ import pg from 'pg';
 import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import type { KeyKind } from '../../domain/keys.ts';
-import { AppError, storeUnavailable } from '../../errors.ts';
+import { AppError, serviceUnavailable } from '../../errors.ts';
 import {
   type AccountRecord,
   BalanceLimitReached,
@@ -90,7 +90,7 @@ export function isUnavailable(error: unknown): boolean {
 /** Connection-level failures become 503 service_unavailable; anything else is a fault (500). */
 function translate(error: unknown): unknown {
   if (error instanceof AppError || !isUnavailable(error)) return error;
-  return storeUnavailable('The ledger database cannot be reached; nothing was served.');
+  return serviceUnavailable('The ledger database cannot be reached; nothing was served.');
 }
 
 const MAX_PAGE_SHAPES = 256;

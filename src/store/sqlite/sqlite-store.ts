@@ -9,7 +9,7 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import type { KeyKind } from '../../domain/keys.ts';
-import { AppError, storeUnavailable } from '../../errors.ts';
+import { AppError, serviceUnavailable } from '../../errors.ts';
 import {
   type AccountRecord,
   BalanceLimitReached,
@@ -62,7 +62,7 @@ type DbRow = Record<string, Cell>;
 function busyAsUnavailable(error: unknown): unknown {
   const { code, errcode } = error as { code?: unknown; errcode?: unknown };
   return code === 'ERR_SQLITE_ERROR' && (errcode === 5 || errcode === 6)
-    ? storeUnavailable('The database is busy with another writer; nothing was served.')
+    ? serviceUnavailable('The database is busy with another writer; nothing was served.')
     : error;
 }
 

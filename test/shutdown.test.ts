@@ -1,0 +1,196 @@
+/**
+ * Graceful shutdown (what SIGTERM does), in process with the exit injected: requests arriving while the
+ * node stops get a problem+json 503; an export still streaming when the grace period runs out, or when
+ * a second signal comes, is cut and refunded before the process exits.
+ */
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { afterEach, test } from 'node:test';
+import type { Row } from '../src/catalog/types.ts';
+import { gracefulShutdown } from '../src/http/shutdown.ts';
+import type { LedgerEntry, RowQuery, StoredRow } from '../src/store/port.ts';
+import { operatorAccount } from './helpers/operator.ts';
+import { bearer, startServer, TestClock, type TestServer } from './helpers/server.ts';
+
+const H15 = 'macro/fed-h15-series';
+/** 2001 rows: an export of three pages, charged 3 x 5 tokens on Pro (15). */
+const rows: Row[] = Array.from({ length: 2001 }, (_, i) => ({
+  series_id: 'DGS10',
+  h15_series: 'RIFLGFCY10_N.B',
+  title: 'Market yield on U.S. Treasury securities at 10-year constant maturity',
+  date: new Date(Date.UTC(2015, 0, 1) + i * 86_400_000).toISOString().slice(0, 10),
+  value: Math.round(200 + i) / 100,
+}));
+
+interface Stopping {
+  server: TestServer;
+  /** Holds every export page after the first until opened (a slow database). */
+  hold(): void;
+  release(): void;
+  /** The signal handler, with exit recorded. */
+  signal(name?: string): Promise<void>;
+  exited: Promise<{ code: number; entries: Promise<LedgerEntry[]> }>;
+  walletId?: string;
+}
+
+let current: Stopping | undefined;
+afterEach(async () => {
+  current?.release();
+  // The node closed its store itself on a clean stop; after a cut it did not.
+  await current?.server.deps.store.close().catch(() => undefined);
+  if (current) rmSync(current.server.dir, { recursive: true, force: true });
+  current = undefined;
+});
+
+async function stoppingServer(graceMs: number, walletOf: () => string | undefined): Promise<Stopping> {
+  let gate: Promise<void> | null = null;
+  let open: () => void = () => undefined;
+  const server = await startServer({
+    clock: new TestClock(Date.parse('2025-12-15T10:00:00Z')),
+    wrapStore: (store) =>
+      new Proxy(store, {
+        get(target, property, receiver) {
+          if (property === 'queryRows') {
+            return async (query: RowQuery): Promise<StoredRow[]> => {
+              if (gate && query.after !== undefined) await gate;
+              return target.queryRows(query);
+            };
+          }
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+  });
+  await server.deps.store.loadRows(H15, 'date', rows, 'import');
+  let exit: (value: { code: number; entries: Promise<LedgerEntry[]> }) => void = () => undefined;
+  const exited = new Promise<{ code: number; entries: Promise<LedgerEntry[]> }>((resolve) => {
+    exit = resolve;
+  });
+  const handler = gracefulShutdown(server.app, server.deps, {
+    graceMs,
+    stopJobs: () => undefined,
+    exit: (code) => {
+      const wallet = walletOf();
+      // What the ledger holds at the moment of exit: SQLite answers at once, before anything else runs.
+      exit({ code, entries: wallet ? server.deps.store.listEntries(wallet) : Promise.resolve([]) });
+    },
+  });
+  const stopping: Stopping = {
+    server,
+    hold() {
+      gate = new Promise((resolve) => {
+        open = resolve;
+      });
+    },
+    release() {
+      open();
+      gate = null;
+    },
+    signal: (name = 'SIGTERM') => handler(name),
+    exited,
+  };
+  current = stopping;
+  return stopping;
+}
+
+/** An export that has sent its first page and now waits on the database for the second. */
+async function stalledExport(s: Stopping, key: string) {
+  s.hold();
+  const response = await fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(key) });
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get('x-request-tokens'), '15');
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const first = await reader.read();
+  assert.ok(first.value && first.value.length > 0, 'the first page arrived');
+  const rest = (async () => {
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) return 'ended';
+    }
+  })().catch(() => 'broken');
+  return { rest };
+}
+
+const burnsAndRefunds = (entries: LedgerEntry[]) =>
+  entries
+    .filter((e) => e.kind === 'burn' || e.kind === 'refund')
+    .map((e) => [e.kind, e.amountMicros, e.memo]);
+
+test('an export still streaming when the grace period runs out is refunded before the process exits', async () => {
+  let wallet: string | undefined;
+  const s = await stoppingServer(300, () => wallet);
+  const pro = await operatorAccount(s.server, { pkg: 'pro' });
+  wallet = pro.walletId;
+  // One export delivered whole before the stop: served, so it stays charged.
+  const whole = await fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(pro.key) });
+  assert.equal((await whole.text()).split('\n').length, 2002);
+  const { rest } = await stalledExport(s, pro.key);
+  const stopped = s.signal();
+  const { code, entries } = await s.exited;
+  assert.equal(code, 1, 'the grace ran out: exit 1');
+  assert.deepEqual(
+    burnsAndRefunds(await entries),
+    [
+      ['burn', -15_000_000n, null],
+      ['burn', -15_000_000n, null],
+      ['refund', 15_000_000n, `refund: export of ${H15} cut by a shutdown after 1000 rows`],
+    ],
+    'the cut export was refunded before exit; the whole one was not',
+  );
+  assert.equal(await rest, 'broken', 'the client sees a broken stream, not a clean end');
+  s.release();
+  await stopped;
+  const audit = await s.server.deps.store.auditLedger().catch(() => null);
+  if (audit) assert.deepEqual(audit.mismatches, []);
+});
+
+test('a second signal cuts open exports (refunded) and exits at once, without waiting for the grace', async () => {
+  let wallet: string | undefined;
+  const s = await stoppingServer(600_000, () => wallet);
+  const pro = await operatorAccount(s.server, { pkg: 'pro' });
+  wallet = pro.walletId;
+  const { rest } = await stalledExport(s, pro.key);
+  const started = Date.now();
+  void s.signal('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await s.signal('SIGTERM');
+  const { code, entries } = await s.exited;
+  assert.equal(code, 1);
+  assert.ok(Date.now() - started < 5_000, 'exited long before the ten-minute grace');
+  assert.deepEqual(burnsAndRefunds(await entries), [
+    ['burn', -15_000_000n, null],
+    ['refund', 15_000_000n, `refund: export of ${H15} cut by a shutdown after 1000 rows`],
+  ]);
+  assert.equal(await rest, 'broken');
+});
+
+test('a request that arrives while the node stops gets a problem+json 503 with Retry-After and Connection: close', async () => {
+  const s = await stoppingServer(10_000, () => undefined);
+  const pro = await operatorAccount(s.server, { pkg: 'pro' });
+  // An export in flight holds the close open, as a long request would.
+  await stalledExport(s, pro.key);
+  // A request whose headers began before the stop (so its connection is not idle) and end after it.
+  const socket = connect(Number(new URL(s.server.url).port), '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(`GET /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pro.key}\r\n`);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  void s.signal();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  let raw = '';
+  socket.on('data', (chunk: Buffer) => {
+    raw += chunk.toString();
+  });
+  socket.write('\r\n');
+  await new Promise((resolve) => socket.once('close', resolve));
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  assert.match(head, /^HTTP\/1\.1 503 /);
+  assert.match(head, /\r\ncontent-type: application\/problem\+json/i);
+  assert.match(head, /\r\nretry-after: 1\r\n/i);
+  assert.match(head, /\r\nconnection: close\r\n/i);
+  const problem = JSON.parse(body);
+  assert.equal(problem.code, 'service_unavailable');
+  assert.equal(problem.retry_after, 1);
+  assert.match(problem.detail, /shutting down/);
+  s.release();
+});
