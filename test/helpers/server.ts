@@ -191,5 +191,12 @@ export async function walletAccount(server: TestServer, tokens: number, password
     body: { name: 'test' },
   });
   assert.equal(created.status, 201, created.text);
-  return { account, email, password, session: login.json.token as string, key: created.json.key as string };
+  return {
+    account,
+    email,
+    password,
+    session: login.json.token as string,
+    key: created.json.key as string,
+    keyId: created.json.id as string,
+  };
 }
