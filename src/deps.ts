@@ -22,7 +22,7 @@ import { RedisLimiter } from './limits/redis/redis-limiter.ts';
 import { Metrics } from './metrics.ts';
 import { withKeyCache } from './store/key-cache.ts';
 import type { Store } from './store/port.ts';
-import { PostgresStore } from './store/postgres/postgres-store.ts';
+import { PostgresStore, type StoreHealth } from './store/postgres/postgres-store.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 
 export interface Deps {
@@ -119,6 +119,36 @@ async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
   return { limiter: limiter as Limiter, status: () => limiter.check() };
 }
 
+/**
+ * PostgreSQL outages in the log (one warning when it stops answering, one line when it is back) and in
+ * the metrics (a gauge while it is down, a counter of statements refused for it).
+ */
+function storeHealth(metrics: Metrics, log: ProcessLog): StoreHealth {
+  const down = metrics.gauge(
+    'tmd_store_unavailable',
+    '1 while the PostgreSQL database cannot be reached (its last statement failed for want of a connection)',
+  );
+  const refused = metrics.counter(
+    'tmd_store_unavailable_total',
+    'Statements that failed because the PostgreSQL database could not be reached (each a 503 or a failed job)',
+  );
+  down(0);
+  return {
+    unavailable(error, first) {
+      refused();
+      if (!first) return;
+      down(1);
+      log.warn('PostgreSQL unreachable: requests that need it get 503 service_unavailable', {
+        err: error.message,
+      });
+    },
+    available() {
+      down(0);
+      log.info('PostgreSQL reachable again');
+    },
+  };
+}
+
 /** JWT_SECRET from the environment, else one generated once and kept in the data folder. */
 function loadSecret(env: Env): Buffer {
   if (env.JWT_SECRET) return Buffer.from(env.JWT_SECRET, 'utf8');
@@ -160,10 +190,15 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const metrics = new Metrics();
   const log = options.log ?? processLog(env.LOG_LEVEL);
 
+  // Declared whichever the store, so a dashboard finds them (at 0 on SQLite).
+  const health = storeHealth(metrics, log);
   let store = options.store;
   if (!store) {
     store = isPostgresUrl(env.DATABASE_URL)
-      ? new PostgresStore(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX })
+      ? new PostgresStore(env.DATABASE_URL, {
+          max: env.DATABASE_POOL_MAX,
+          health,
+        })
       : new SqliteStore(env.DATABASE_URL);
   }
   store = withKeyCache(store, env.KEY_CACHE_TTL_MS, now);

@@ -25,6 +25,7 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
       db: db as TestDatabase,
       redis: redis as TestRedis,
       nodes: 1,
+      env: { LOG_LEVEL: 'info' },
       config: (c) => {
         for (const tier of c.pricing.loyalty_tiers) tier.rate_limit = 100_000;
       },
@@ -41,6 +42,19 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
   const read = () => get(`${cluster.nodes[0]?.url}/api/v1/data/equities/stock-prices?limit=1`, key);
   const ready = () => fetch(`${cluster.nodes[0]?.url}/readyz`);
 
+  /** The node's store metrics (its gauge and counter) and how often it logged each transition. */
+  async function health() {
+    const text = await (await fetch(`${cluster.nodes[0]?.url}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+    const output = cluster.nodes[0]?.output() ?? '';
+    return {
+      down: value('tmd_store_unavailable'),
+      refused: value('tmd_store_unavailable_total'),
+      lost: output.match(/PostgreSQL unreachable/g)?.length ?? 0,
+      back: output.match(/PostgreSQL reachable again/g)?.length ?? 0,
+    };
+  }
+
   async function burns(): Promise<number> {
     return (await cluster.deps.store.listEntries(walletId)).filter((e) => e.kind === 'burn').length;
   }
@@ -53,6 +67,8 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
     );
     assert.equal(await burns(), 5);
     assert.equal((await ready()).status, 200);
+    const start = await health();
+    assert.equal(start.down, 0);
 
     await cluster.pgProxy.cut();
     const during = await Promise.all(Array.from({ length: 10 }, read));
@@ -68,6 +84,10 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
       200,
       'the process itself is alive',
     );
+    const outage = await health();
+    assert.equal(outage.down, 1, 'the gauge is up while the database is away');
+    assert.ok(outage.refused - start.refused >= 10, `each refused read counted: ${JSON.stringify(outage)}`);
+    assert.equal(outage.lost - start.lost, 1, 'one warning for the outage, not one per request');
 
     await cluster.pgProxy.restore();
     let after = await read();
@@ -78,6 +98,9 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
     assert.equal(after.status, 200, 'reads succeed again without a restart');
     assert.equal((await ready()).status, 200);
     assert.equal(await burns(), 6, 'exactly the served reads were charged: none during the outage');
+    const recovered = await health();
+    assert.equal(recovered.down, 0);
+    assert.equal(recovered.back - start.back, 1, 'one line when it is back');
     assert.deepEqual((await cluster.deps.store.auditLedger()).mismatches, []);
   });
 

@@ -87,10 +87,12 @@ export function isUnavailable(error: unknown): boolean {
   return typeof message === 'string' && unavailableMessages.test(message);
 }
 
-/** Connection-level failures become 503 service_unavailable; anything else is a fault (500). */
-function translate(error: unknown): unknown {
-  if (error instanceof AppError || !isUnavailable(error)) return error;
-  return serviceUnavailable('The ledger database cannot be reached; nothing was served.');
+/** Told when the database stops answering and when it answers again (the operator's log and metrics). */
+export interface StoreHealth {
+  /** A statement failed for want of a connection (each time: a counter). */
+  unavailable(error: Error, first: boolean): void;
+  /** The first statement that succeeded after an outage. */
+  available(): void;
 }
 
 const MAX_PAGE_SHAPES = 256;
@@ -141,6 +143,7 @@ export interface PostgresStoreOptions {
    * up. Default: the statement timeout plus 5 s, so a live server's own timeout always comes first.
    */
   queryTimeoutMs?: number;
+  health?: StoreHealth;
 }
 
 export class PostgresStore implements Store {
@@ -154,8 +157,12 @@ export class PostgresStore implements Store {
   readonly #busyWallets = new Set<string>();
   #batchesInFlight = 0;
   #flushScheduled = false;
+  readonly #health: StoreHealth | undefined;
+  /** Whether the last statement failed for want of a connection. */
+  #down = false;
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
+    this.#health = options.health;
     this.#maxBatch = options.maxBatch ?? 64;
     this.#maxConcurrentBatches = options.maxConcurrentBatches ?? 4;
     const statementTimeoutMs = options.statementTimeoutMs ?? 15_000;
@@ -175,15 +182,35 @@ export class PostgresStore implements Store {
     this.#pool.on('error', () => {});
   }
 
+  /** Connection-level failures become 503 service_unavailable (and are reported); anything else is a fault (500). */
+  #translate(error: unknown): unknown {
+    if (error instanceof AppError || !isUnavailable(error)) return error;
+    const first = !this.#down;
+    this.#down = true;
+    this.#health?.unavailable(error as Error, first);
+    return serviceUnavailable('The ledger database cannot be reached; nothing was served.');
+  }
+
+  /** A statement succeeded: if the database had been unreachable, it is back. */
+  #answered(): void {
+    if (!this.#down) return;
+    this.#down = false;
+    this.#health?.available();
+  }
+
   /** Runs one statement, turning connection failures into 503s. */
   async #q(text: string | pg.QueryConfig, values: unknown[] = []): Promise<pg.QueryResult<DbRow>> {
+    let result: pg.QueryResult<DbRow>;
     try {
-      return typeof text === 'string'
-        ? await this.#pool.query<DbRow>(text, values)
-        : await this.#pool.query<DbRow>(text);
+      result =
+        typeof text === 'string'
+          ? await this.#pool.query<DbRow>(text, values)
+          : await this.#pool.query<DbRow>(text);
     } catch (error) {
-      throw translate(error);
+      throw this.#translate(error);
     }
+    this.#answered();
+    return result;
   }
 
   async #rows(text: string, values: unknown[] = []): Promise<DbRow[]> {
@@ -215,18 +242,19 @@ export class PostgresStore implements Store {
     try {
       client = await this.#pool.connect();
     } catch (error) {
-      throw translate(error);
+      throw this.#translate(error);
     }
     let broken: Error | undefined;
     try {
       await client.query(begin);
       const result = await work(client);
       await client.query('COMMIT');
+      this.#answered();
       return result;
     } catch (error) {
       if (isUnavailable(error)) broken = error as Error;
       else await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw translate(error);
+      throw this.#translate(error);
     } finally {
       client.release(broken);
     }
@@ -671,8 +699,9 @@ export class PostgresStore implements Store {
       let results: DbRow[][];
       try {
         results = await this.#runBatch(batch);
+        this.#answered();
       } catch (error) {
-        const translated = translate(error);
+        const translated = this.#translate(error);
         for (const item of batch) item.reject(translated);
         return;
       }
