@@ -98,7 +98,10 @@ async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
   if (!env.REDIS_URL) {
     return { limiter: new MemoryLimiter() as Limiter, status: async () => 'local' as const };
   }
-  const redis = new RedisLimiter(env.REDIS_URL, { keyPrefix: env.REDIS_KEY_PREFIX });
+  const redis = new RedisLimiter(env.REDIS_URL, {
+    keyPrefix: env.REDIS_KEY_PREFIX,
+    onSilentConnection: (silentMs) => log.warn('Redis connection silent: reconnecting', { silentMs }),
+  });
   const limiter = new FallbackLimiter(redis, env.LIMITS_FALLBACK_FRACTION, {
     onDegraded(error) {
       degraded(1);

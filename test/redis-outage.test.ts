@@ -128,3 +128,54 @@ describe('Redis slower than the command timeout: an admission decided locally le
     }
   });
 });
+
+const silentRedis = await freshRedis();
+
+describe('Redis connection that silently drops everything: replaced, not waited out', {
+  skip: 'skip' in silentRedis ? silentRedis.skip : false,
+}, () => {
+  after(async () => {
+    if (!('skip' in silentRedis)) await silentRedis.cleanup();
+  });
+
+  test('after one command timeout with nothing back, the limiter reconnects and Redis decides again', async () => {
+    const shared = silentRedis as TestRedis;
+    const url = new URL(shared.url);
+    const proxy = await startTcpProxy(url.hostname, Number(url.port || 6379));
+    const silences: number[] = [];
+    const redisLimiter = new RedisLimiter(`redis://127.0.0.1:${proxy.port}`, {
+      keyPrefix: shared.prefix,
+      commandTimeoutMs: 150,
+      onSilentConnection: (ms) => silences.push(ms),
+    });
+    const limiter = new FallbackLimiter(redisLimiter, 1, {
+      onDegraded: () => {},
+      onRecovered: () => {},
+      onLocalDecision: () => {},
+    });
+    try {
+      assert.equal(await redisLimiter.connect(), true);
+      const hit = () => limiter.hit('win:silent', 100, 60_000, Date.now());
+      assert.equal((await hit()).remaining, 99, 'decided by Redis');
+      // The open connection now loses every byte, both ways, with no reset: TCP would take minutes.
+      proxy.blackhole();
+      const started = Date.now();
+      await hit();
+      assert.equal(limiter.degraded, true, 'the timed-out call was decided locally');
+      let byRedis = false;
+      while (!byRedis && Date.now() - started < 3000) {
+        await sleep(50);
+        await hit();
+        byRedis = !limiter.degraded;
+      }
+      assert.ok(byRedis, 'Redis decides again on a new connection, within a few timeouts');
+      assert.equal(silences.length, 1, 'the silent connection was dropped once');
+      assert.ok((silences[0] as number) >= 150);
+      const inRedis = await shared.client.zcard(`${shared.prefix}win:silent`);
+      assert.ok(inRedis >= 2, `the hits after the reconnect are counted in Redis: ${inRedis}`);
+    } finally {
+      await limiter.close();
+      await proxy.close();
+    }
+  });
+});

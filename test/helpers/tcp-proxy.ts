@@ -60,7 +60,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       sockets.delete(client);
       sockets.delete(upstream);
     };
-    client.on('close', end);
+    // Bytes a delay still holds were sent before the client closed: they arrive first, as on a network.
+    client.on('close', () => void queue.then(end));
     upstream.on('close', end);
     client.on('error', end);
     upstream.on('error', end);

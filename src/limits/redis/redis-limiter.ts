@@ -23,6 +23,8 @@ export interface RedisLimiterOptions {
   keyPrefix?: string;
   /** A command that takes longer than this fails (a half-open connection must not hold requests). */
   commandTimeoutMs?: number;
+  /** Called when a connection that stopped answering is dropped for a new one (for the log). */
+  onSilentConnection?: (silentMs: number) => void;
 }
 
 // Members and slot ids only need to be unique across nodes: a random prefix per process and a counter
@@ -38,21 +40,30 @@ export class RedisLimiter implements Limiter {
   readonly #redis: ScriptedRedis;
   readonly #prefix: string;
   readonly #pending = new Set<Promise<unknown>>();
+  readonly #timeoutMs: number;
+  readonly #onSilent: ((silentMs: number) => void) | undefined;
+  /** When the connection last answered (or became ready). */
+  #answeredAt = 0;
 
   constructor(url: string, options: RedisLimiterOptions = {}) {
     this.#prefix = options.keyPrefix ?? 'tmd:';
+    this.#timeoutMs = options.commandTimeoutMs ?? 1000;
+    this.#onSilent = options.onSilentConnection;
     this.#redis = new Redis(url, {
       lazyConnect: true,
       enableOfflineQueue: false,
       enableAutoPipelining: true,
       maxRetriesPerRequest: 0,
-      commandTimeout: options.commandTimeoutMs ?? 1000,
+      commandTimeout: this.#timeoutMs,
       connectTimeout: 2000,
       // Keep trying, never more than a second apart: recovery is noticed within about a second.
       retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
     }) as ScriptedRedis;
     // Errors surface on the calls that fail; the connection's own error events would otherwise crash.
     this.#redis.on('error', () => {});
+    this.#redis.on('ready', () => {
+      this.#answeredAt = Date.now();
+    });
     this.#redis.defineCommand('tmdAdmit', { lua: admitScript });
     this.#redis.defineCommand('tmdHit', { lua: hitScript });
     this.#redis.defineCommand('tmdRenew', { lua: renewScript });
@@ -78,14 +89,38 @@ export class RedisLimiter implements Limiter {
   }
 
   async ping(): Promise<void> {
-    await this.#redis.ping();
+    await this.#track(this.#redis.ping());
   }
 
   #track<T>(work: Promise<T>): Promise<T> {
     this.#pending.add(work);
-    const done = () => this.#pending.delete(work);
-    work.then(done, done);
+    work.then(
+      () => {
+        this.#pending.delete(work);
+        this.#answeredAt = Date.now();
+      },
+      (error: unknown) => {
+        this.#pending.delete(work);
+        // After what the failed call sends next (admit's undo) has been written.
+        if ((error as Error)?.message === 'Command timed out') setImmediate(() => this.#dropIfSilent());
+      },
+    );
     return work;
+  }
+
+  /**
+   * A command timed out and nothing at all has come back for a whole command timeout: the connection
+   * is taken to be dead (packets dropped without a reset: a failover, a firewall that lost its state),
+   * which TCP alone may take many minutes to notice. It is closed (after what was already written) and
+   * ioredis connects anew; until then every call fails at once and the fallback decides, rather than
+   * each waiting out the timeout. A Redis that is merely slow still answers something within that time.
+   */
+  #dropIfSilent(): void {
+    if (this.#redis.status !== 'ready') return;
+    const silentMs = Date.now() - this.#answeredAt;
+    if (silentMs < this.#timeoutMs) return;
+    this.#onSilent?.(silentMs);
+    this.#redis.disconnect(true);
   }
 
   async admit(request: AdmitRequest): Promise<AdmitResult> {
