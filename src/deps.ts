@@ -10,6 +10,7 @@ import type { Env, ServiceFile } from './config.ts';
 import { ConfigError, loadServiceFile } from './config.ts';
 import { Authenticator } from './domain/auth.ts';
 import { Credentials } from './domain/credentials.ts';
+import { Charges } from './domain/metering.ts';
 import { makePricing, type Pricing } from './domain/pricing.ts';
 import { DataReads } from './domain/reads.ts';
 import { Recipes } from './domain/recipes.ts';
@@ -39,6 +40,8 @@ export interface Deps {
   credentials: Credentials;
   reads: DataReads;
   recipes: Recipes;
+  /** The charges in flight, which a node that has to stop now closes (http/shutdown.ts). */
+  charges: Charges;
   now: () => number;
   metrics: Metrics;
   /** Process-level events (not requests): adapter switches, shutdown. */
@@ -50,6 +53,7 @@ export interface Deps {
 export interface ProcessLog {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
 }
 
 export interface DepsOptions {
@@ -75,7 +79,7 @@ export function processLog(level: Env['LOG_LEVEL']): ProcessLog {
         `${JSON.stringify({ level: at, time: Date.now(), pid: process.pid, ...fields, msg })}\n`,
       );
     };
-  return { info: write(levels.info), warn: write(levels.warn) };
+  return { info: write(levels.info), warn: write(levels.warn), error: write(levels.error) };
 }
 
 export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url);
@@ -229,8 +233,10 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     now,
     ipSalt: derive(secret, 'ip-salt').toString('hex'),
   });
+  const charges = new Charges();
   const reads = new DataReads({
     store,
+    charges,
     pricing,
     catalog,
     now,
@@ -250,6 +256,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     credentials,
     reads,
     recipes,
+    charges,
     now,
     metrics,
     log,

@@ -41,7 +41,7 @@ async function secondNode(s: TestServer, now: () => number) {
     LOG_LEVEL: 'silent',
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
   });
-  return buildDeps({ env, config: baseConfig(), now, log: { info() {}, warn() {} } });
+  return buildDeps({ env, config: baseConfig(), now, log: { info() {}, warn() {}, error() {} } });
 }
 
 describe('monthly credits', () => {

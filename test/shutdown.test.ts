@@ -43,9 +43,14 @@ afterEach(async () => {
   current = undefined;
 });
 
+/** Milliseconds the store takes for a refund (credit), a debit, or the lookup before an export's charge. */
+const slow = { credit: 0, debit: 0, source: 0 };
+const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function stoppingServer(graceMs: number, walletOf: () => string | undefined): Promise<Stopping> {
   let gate: Promise<void> | null = null;
   let open: () => void = () => undefined;
+  Object.assign(slow, { credit: 0, debit: 0, source: 0 });
   const server = await startServer({
     clock: new TestClock(Date.parse('2025-12-15T10:00:00Z')),
     wrapStore: (store) =>
@@ -56,6 +61,17 @@ async function stoppingServer(graceMs: number, walletOf: () => string | undefine
               if (gate && query.after !== undefined) await gate;
               return target.queryRows(query);
             };
+          }
+          // A store farther away than SQLite (PostgreSQL): these take time.
+          for (const [name, ms] of Object.entries(slow)) {
+            const method = name === 'source' ? 'datasetSource' : name;
+            if (property === method && ms > 0) {
+              const real = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
+              return async (...args: unknown[]) => {
+                await after(ms);
+                return real.apply(target, args);
+              };
+            }
           }
           const value = Reflect.get(target, property, receiver);
           return typeof value === 'function' ? value.bind(target) : value;
@@ -193,4 +209,64 @@ test('a request that arrives while the node stops gets a problem+json 503 with R
   assert.equal(problem.retry_after, 1);
   assert.match(problem.detail, /shutting down/);
   s.release();
+});
+
+test('a cut export is broken off before its refund commits: it cannot finish and be refunded too', async () => {
+  let wallet: string | undefined;
+  const s = await stoppingServer(600_000, () => wallet);
+  const pro = await operatorAccount(s.server, { pkg: 'pro' });
+  wallet = pro.walletId;
+  const { rest } = await stalledExport(s, pro.key);
+  slow.credit = 200; // the refund takes a PostgreSQL round trip and a wallet lock
+  void s.signal('SIGTERM');
+  await after(50);
+  void s.signal('SIGTERM');
+  await after(20);
+  s.release(); // the page the stream waited on answers while the refund commits
+  assert.equal(await rest, 'broken', 'the export did not go on to its end');
+  const { code, entries } = await s.exited;
+  assert.equal(code, 1);
+  assert.deepEqual(burnsAndRefunds(await entries), [
+    ['burn', -15_000_000n, null],
+    ['refund', 15_000_000n, `refund: export of ${H15} cut by a shutdown after 1000 rows`],
+  ]);
+});
+
+test('stopping now: an export whose charge is in flight is cut and refunded; one not yet charged is refused', async () => {
+  let wallet: string | undefined;
+  const s = await stoppingServer(600_000, () => wallet);
+  const pro = await operatorAccount(s.server, { pkg: 'pro' });
+  wallet = pro.walletId;
+  const stalled = await stalledExport(s, pro.key);
+  // B's debit is under way when the node stops now; C has not reached its charge yet.
+  slow.debit = 150;
+  // Settled as they happen: B may be broken off before its headers are out.
+  const b = fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(pro.key) })
+    .then((response) => response.text())
+    .then(
+      () => 'ended',
+      () => 'broken',
+    );
+  await after(50);
+  slow.source = 150;
+  const c = fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(pro.key) });
+  await after(30);
+  void s.signal('SIGTERM');
+  await after(10);
+  void s.signal('SIGTERM');
+  const { code, entries } = await s.exited;
+  assert.equal(code, 1);
+  assert.deepEqual(
+    burnsAndRefunds(await entries)
+      .map(([kind, amount]) => `${kind} ${amount}`)
+      .sort(),
+    ['burn -15000000', 'burn -15000000', 'refund 15000000', 'refund 15000000'],
+    'the stalled export and the one charged while the node stopped were both refunded before exit',
+  );
+  assert.equal(s.server.app.openExports.size, 0, 'nothing left open');
+  assert.equal(await stalled.rest, 'broken');
+  const refused = await c;
+  assert.equal(refused.status, 503);
+  assert.equal(((await refused.json()) as { code: string }).code, 'service_unavailable');
+  assert.equal(await b, 'broken', 'the export charged while stopping did not stream to its end');
 });

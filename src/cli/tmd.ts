@@ -339,6 +339,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       info: () => {},
       warn: (msg: string, fields: Record<string, unknown> = {}) =>
         io.stderr(`tmd: warning: ${msg} ${JSON.stringify(fields)}\n`),
+      error: (msg: string, fields: Record<string, unknown> = {}) =>
+        io.stderr(`tmd: error: ${msg} ${JSON.stringify(fields)}\n`),
     };
     deps = await buildDeps({ env, log, ...(io.now ? { now: io.now } : {}) });
     await dispatch(deps, io, argv);

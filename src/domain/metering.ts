@@ -4,7 +4,7 @@
  * released only when the debit (or the zero-burn record) has committed: a read is charged only when
  * it is served, and never served unmetered.
  */
-import { AppError } from '../errors.ts';
+import { AppError, serviceUnavailable } from '../errors.ts';
 import type { Store, UsageOutcome } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { formatMicros, tokensToMicros } from './money.ts';
@@ -45,7 +45,50 @@ export interface MeterDeps {
   store: Store;
   pricing: Pricing;
   now: () => number;
+  /** The node's charges in flight; absent in tests that meter without a node around them. */
+  charges?: Charges;
 }
+
+/**
+ * The charges (debits and zero-burn records) this node has in flight. A node that has to stop now closes
+ * it: charges not yet sent are refused (503, nothing served or charged), and it waits for those already
+ * sent, whose answers are then written before the process exits, so no read is charged and left unsent.
+ */
+export class Charges {
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #closed = false;
+
+  run<T>(charge: () => Promise<T>): Promise<T> {
+    if (this.#closed) {
+      throw serviceUnavailable(
+        'This node is shutting down; nothing was charged. Retry, and another node will answer.',
+      );
+    }
+    const pending = charge();
+    this.#inFlight.add(pending);
+    const settled = () => this.#inFlight.delete(pending);
+    pending.then(settled, settled);
+    return pending;
+  }
+
+  /** Refuses new charges and waits, at most `waitMs`, for those in flight; returns how many were. */
+  async close(waitMs: number): Promise<number> {
+    this.#closed = true;
+    const pending = [...this.#inFlight];
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(pending),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    return pending.length;
+  }
+}
+
+const charge = <T>(deps: MeterDeps, work: () => Promise<T>): Promise<T> =>
+  deps.charges ? deps.charges.run(work) : work();
 
 export function burnedThisMonth(caller: Caller, now: number): bigint {
   return caller.wallet.burnMonth === utcMonth(now) ? caller.wallet.burnMonthMicros : 0n;
@@ -126,20 +169,22 @@ export async function meter<T>(
   };
 
   if (burnMicros === 0n) {
-    await deps.store.recordUsage({ ...usage, burnedMicros: 0n, outcome: 'notional' });
+    await charge(deps, () => deps.store.recordUsage({ ...usage, burnedMicros: 0n, outcome: 'notional' }));
     return {
       value,
       cost: { costMicros, burnedMicros: 0n, balanceMicros: caller.wallet.balanceMicros, outcome: 'notional' },
     };
   }
 
-  const debit = await deps.store.debit({
-    walletId: caller.wallet.id,
-    amountMicros: burnMicros,
-    month: utcMonth(now),
-    usage: { ...usage, burnedMicros: burnMicros, outcome: 'charged' },
-    spendCaps: spendCapsOf(caller.key, now),
-  });
+  const debit = await charge(deps, () =>
+    deps.store.debit({
+      walletId: caller.wallet.id,
+      amountMicros: burnMicros,
+      month: utcMonth(now),
+      usage: { ...usage, burnedMicros: burnMicros, outcome: 'charged' },
+      spendCaps: spendCapsOf(caller.key, now),
+    }),
+  );
   if (!debit.ok && debit.cap) throw spendingCapReached(debit.cap, burnMicros, now);
   if (debit.ok) {
     return {
@@ -149,7 +194,9 @@ export async function meter<T>(
   }
   if (grandfatherable) {
     // early_bird (DECISIONS): never refused with 402; what the wallet cannot cover is served at zero burn.
-    await deps.store.recordUsage({ ...usage, burnedMicros: 0n, outcome: 'grandfathered' });
+    await charge(deps, () =>
+      deps.store.recordUsage({ ...usage, burnedMicros: 0n, outcome: 'grandfathered' }),
+    );
     return {
       value,
       cost: { costMicros, burnedMicros: 0n, balanceMicros: debit.balanceMicros, outcome: 'grandfathered' },

@@ -154,10 +154,19 @@ declare module 'fastify' {
   }
 }
 
+/** What the request log says of a request. */
+const requestLine = (request: FastifyRequest, reply: FastifyReply) => ({
+  req: request,
+  res: { statusCode: reply.statusCode },
+  responseTime: reply.elapsedTime,
+  // Which key (its id, never its secret), when the request presented one that resolved.
+  keyId: request.caller?.key?.id,
+});
+
 /**
  * The request log: one line per request, written when it ends, with what an operator looks for in one
  * place (method, masked URL, client, status, time, key id), instead of Fastify's two lines (the second
- * without the URL). A URL Fastify would log raw (its own 404) is masked too.
+ * without the URL).
  */
 class RequestLog extends LogController {
   override incomingRequest(): void {}
@@ -167,19 +176,20 @@ class RequestLog extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    const line = {
-      req: request,
-      res: { statusCode: reply.statusCode },
-      responseTime: reply.elapsedTime,
-      // Which key (its id, never its secret), when the request presented one that resolved.
-      keyId: request.caller?.key?.id,
-    };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    if (error) reply.log.error({ ...requestLine(request, reply), err: error }, 'request errored');
+    else reply.log.info(requestLine(request, reply), 'request completed');
   }
 
-  override routeNotFound(request: FastifyRequest): void {
-    request.log.info(`Route ${request.method}:${maskCredentials(request.url)} not found`);
+  /**
+   * A streamed response (an export) that ended before it was whole: the client hung up, or the stream
+   * broke (a store failure, a shutdown). Its one line, as no `request completed` follows.
+   */
+  override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      reply.log.info(requestLine(request, reply), 'request ended before its response was complete');
+    } else {
+      reply.log.warn({ ...requestLine(request, reply), err: error }, 'response broken off');
+    }
   }
 }
 

@@ -9,7 +9,7 @@ import { costHeaders } from '../../domain/metering.ts';
 import { projectRow, storedCsvLines } from '../../domain/reads.ts';
 import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
-import type { OpenExports } from '../open-exports.ts';
+import type { CutOutcome, OpenExports } from '../open-exports.ts';
 import { edge, problems } from '../schemas.ts';
 
 export function registerExportRoutes(app: TypedApp, deps: Deps, openExports: OpenExports): void {
@@ -75,12 +75,17 @@ export function registerExportRoutes(app: TypedApp, deps: Deps, openExports: Ope
       const columns = entry.columns;
 
       let sent = 0;
-      let refunded: Promise<void> | undefined;
-      // Once, whichever comes first: the stream failing on our side, or a shutdown cutting it.
+      let refunded: Promise<boolean> | undefined;
+      // Once, whichever comes first: the stream failing on our side, or a shutdown cutting it. True when
+      // the refund committed.
       const refund = (detail: string) => {
-        refunded ??= exports
-          .refund(caller, started, request.id, detail)
-          .catch((refundError: unknown) => request.log.error({ err: refundError }, 'export refund failed'));
+        refunded ??= exports.refund(caller, started, request.id, detail).then(
+          () => true,
+          (refundError: unknown) => {
+            request.log.error({ err: refundError }, 'export refund failed: the export stays charged');
+            return false;
+          },
+        );
         return refunded;
       };
 
@@ -113,14 +118,16 @@ export function registerExportRoutes(app: TypedApp, deps: Deps, openExports: Ope
       const response = reply.raw;
       openExports.track(
         {
-          async cut() {
+          async cut(): Promise<CutOutcome> {
             // Handed whole to the connection: served, nothing to give back.
-            if (response.writableFinished) return;
-            request.log.warn({ sent }, 'export cut by shutdown; refunding');
-            await refund(`export of ${entry.key} cut by a shutdown after ${sent} rows`);
+            if (response.writableFinished) return 'delivered';
+            // Broken first, so nothing more is delivered while the refund commits; the stream may be
+            // waiting on the database for its next page, so the connection goes too.
             stream.destroy(new Error('export cut by a shutdown'));
-            // The stream may be waiting on the database for its next page: break the connection now.
             response.destroy();
+            request.log.warn({ sent }, 'export cut by shutdown; refunding');
+            const done = await refund(`export of ${entry.key} cut by a shutdown after ${sent} rows`);
+            return done ? 'refunded' : 'refund_failed';
           },
         },
         new Promise((resolve) => response.once('close', resolve)),
