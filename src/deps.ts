@@ -127,29 +127,29 @@ async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
 }
 
 /**
- * PostgreSQL outages in the log (one warning when it stops answering, one line when it is back) and in
- * the metrics (a gauge while it is down, a counter of statements refused for it).
+ * PostgreSQL outages in the log (one warning when it cannot be reached, one line when it answers again)
+ * and in the metrics (a gauge while it cannot be reached, a counter of every statement refused with 503,
+ * which also counts a database that answers but refuses: timeouts, a full pool, a read-only standby).
  */
 function storeHealth(metrics: Metrics, log: ProcessLog): StoreHealth {
   const down = metrics.gauge(
     'tmd_store_unavailable',
-    '1 while the PostgreSQL database cannot be reached (its last statement failed for want of a connection)',
+    '1 while the PostgreSQL database cannot be reached (no statement answered since a connection failed)',
   );
   const refused = metrics.counter(
     'tmd_store_unavailable_total',
-    'Statements that failed because the PostgreSQL database could not be reached (each a 503 or a failed job)',
+    'Statements refused with 503 because PostgreSQL could not serve them (unreachable, timed out, no free connection, read-only)',
   );
   down(0);
   return {
-    unavailable(error, first) {
-      refused();
-      if (!first) return;
+    refused: () => refused(),
+    unreachable(error) {
       down(1);
       log.warn('PostgreSQL unreachable: requests that need it get 503 service_unavailable', {
         err: error.message,
       });
     },
-    available() {
+    reachable() {
       down(0);
       log.info('PostgreSQL reachable again');
     },

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { freshDatabase, freshRedis, sqlOn, type TestDatabase, type TestRedis } from './helpers/backends.ts';
 import { type Cluster, get, type Reply, startCluster } from './helpers/cluster.ts';
@@ -269,6 +270,42 @@ describe('PostgreSQL silent: a connection whose packets are dropped gives 503 in
     } finally {
       await store.close();
       await proxy.close();
+    }
+  });
+  test('a database that answers but refuses (a statement timeout on a held lock) is counted, not raised as an outage', async () => {
+    const url = (silentDb as TestDatabase).url;
+    const events: string[] = [];
+    const store = new PostgresStore(url, {
+      statementTimeoutMs: 300,
+      health: {
+        refused: () => events.push('refused'),
+        unreachable: () => events.push('unreachable'),
+        reachable: () => events.push('reachable'),
+      },
+    });
+    const other = new pg.Client({ connectionString: url });
+    try {
+      await store.migrate();
+      await store.createWallet('wal_locked', null, '2026-11');
+      // Another session holds the wallet row: the database is up and answering.
+      await other.connect();
+      await other.query('BEGIN');
+      await other.query(`SELECT * FROM wallets WHERE id = 'wal_locked' FOR UPDATE`);
+      for (let i = 0; i < 3; i++) {
+        const credit = await store
+          .credit({ walletId: 'wal_locked', kind: 'topup', amountMicros: 1n, at: 1 })
+          .then(
+            () => 'credited',
+            (error: { code?: string }) => error.code,
+          );
+        assert.equal(credit, 'service_unavailable', 'the statement timeout is a 503');
+        assert.ok(await store.getWallet('wal_locked'), 'other statements are answered');
+      }
+      assert.deepEqual(events, ['refused', 'refused', 'refused'], 'counted, and no outage raised or cleared');
+    } finally {
+      await other.query('ROLLBACK').catch(() => undefined);
+      await other.end();
+      await store.close();
     }
   });
 });

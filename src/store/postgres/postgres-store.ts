@@ -87,12 +87,44 @@ export function isUnavailable(error: unknown): boolean {
   return typeof message === 'string' && unavailableMessages.test(message);
 }
 
+/** Client codes and SQLSTATEs of a database that cannot be reached at all (a subset of the above). */
+const unreachableCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+const unreachableMessages =
+  /Connection terminated|connection timeout|Query read timeout|Client has encountered a connection error/i;
+
+/**
+ * Whether the database cannot be reached at all (the connection failed, or the server is stopping), as
+ * opposed to a database that answers but refuses this statement now (a statement timeout on a lock, a
+ * pool with no free connection, too many connections, a read-only standby): both are 503s, but only
+ * the first is an outage to raise.
+ */
+export function isUnreachable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (unreachableCodes.has(code) || code.startsWith('08'))) return true;
+  return typeof message === 'string' && unreachableMessages.test(message);
+}
+
 /** Told when the database stops answering and when it answers again (the operator's log and metrics). */
 export interface StoreHealth {
-  /** A statement failed for want of a connection (each time: a counter). */
-  unavailable(error: Error, first: boolean): void;
-  /** The first statement that succeeded after an outage. */
-  available(): void;
+  /** A statement was refused with a 503 (each time: a counter). */
+  refused(error: Error): void;
+  /** The database could not be reached, the first time since it last answered. */
+  unreachable(error: Error): void;
+  /** The first statement that succeeded after the database could not be reached. */
+  reachable(): void;
 }
 
 const MAX_PAGE_SHAPES = 256;
@@ -158,7 +190,7 @@ export class PostgresStore implements Store {
   #batchesInFlight = 0;
   #flushScheduled = false;
   readonly #health: StoreHealth | undefined;
-  /** Whether the last statement failed for want of a connection. */
+  /** Whether the database could not be reached, with no statement answered since. */
   #down = false;
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
@@ -185,9 +217,11 @@ export class PostgresStore implements Store {
   /** Connection-level failures become 503 service_unavailable (and are reported); anything else is a fault (500). */
   #translate(error: unknown): unknown {
     if (error instanceof AppError || !isUnavailable(error)) return error;
-    const first = !this.#down;
-    this.#down = true;
-    this.#health?.unavailable(error as Error, first);
+    this.#health?.refused(error as Error);
+    if (!this.#down && isUnreachable(error)) {
+      this.#down = true;
+      this.#health?.unreachable(error as Error);
+    }
     return serviceUnavailable('The ledger database cannot be reached; nothing was served.');
   }
 
@@ -195,7 +229,7 @@ export class PostgresStore implements Store {
   #answered(): void {
     if (!this.#down) return;
     this.#down = false;
-    this.#health?.available();
+    this.#health?.reachable();
   }
 
   /** Runs one statement, turning connection failures into 503s. */
