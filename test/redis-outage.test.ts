@@ -106,9 +106,9 @@ describe('Redis slower than the command timeout: an admission decided locally le
         windows: [{ code: 'rate_limited' as const, key: 'win:slow', limit: 100, windowMs: 60_000 }],
         slot: { key: 'slot:slow', max: 2, leaseMs: 120_000 },
       });
-      // Every command now reaches Redis 400 ms late: the client gives up after 150 ms and decides locally,
+      // Every command now reaches Redis 250 ms late: the client gives up after 150 ms and decides locally,
       // and the script still runs in Redis afterwards.
-      proxy.setDelay(400);
+      proxy.setDelay(250);
       for (let i = 0; i < 2; i++) {
         const admitted = await limiter.admit(request());
         assert.equal(admitted.allowed, true);
@@ -175,6 +175,91 @@ describe('Redis connection that silently drops everything: replaced, not waited 
       assert.ok(inRedis >= 2, `the hits after the reconnect are counted in Redis: ${inRedis}`);
     } finally {
       await limiter.close();
+      await proxy.close();
+    }
+  });
+  test('a Redis that is slow but answers keeps its connection; the admissions it answered late are taken back', async () => {
+    const shared = silentRedis as TestRedis;
+    const url = new URL(shared.url);
+    const proxy = await startTcpProxy(url.hostname, Number(url.port || 6379));
+    const silences: number[] = [];
+    const redisLimiter = new RedisLimiter(`redis://127.0.0.1:${proxy.port}`, {
+      keyPrefix: shared.prefix,
+      commandTimeoutMs: 150,
+      onSilentConnection: (ms) => silences.push(ms),
+    });
+    const limiter = new FallbackLimiter(redisLimiter, 1, {
+      onDegraded: () => {},
+      onRecovered: () => {},
+      onLocalDecision: () => {},
+    });
+    try {
+      assert.equal(await redisLimiter.connect(), true);
+      const request = () => ({
+        now: Date.now(),
+        windows: [{ code: 'rate_limited' as const, key: 'win:late', limit: 1000, windowMs: 60_000 }],
+        slot: { key: 'slot:late', max: 1000, leaseMs: 120_000 },
+      });
+      // Every command reaches Redis 200 ms late: each times out (150 ms), but answers keep coming back.
+      proxy.setDelay(200);
+      const admitted = [];
+      for (let i = 0; i < 20; i++) {
+        admitted.push(limiter.admit(request()));
+        await sleep(40);
+      }
+      for (const result of await Promise.all(admitted)) {
+        assert.equal(result.allowed, true);
+        if (result.allowed && result.slotId) await limiter.release('slot:late', result.slotId);
+      }
+      proxy.setDelay(0);
+      await sleep(600); // the late scripts and their undos have run
+      assert.deepEqual(silences, [], 'a slow Redis is not taken for a dead connection');
+      assert.equal(await shared.client.zcard(`${shared.prefix}slot:late`), 0, 'no slot left held');
+      assert.equal(await shared.client.zcard(`${shared.prefix}win:late`), 0, 'no window entry left');
+      await limiter.admit(request());
+      assert.equal(limiter.degraded, false, 'decided by Redis again, on the same connection');
+    } finally {
+      await limiter.close();
+      await proxy.close();
+    }
+  });
+  test('admissions in flight when a silent connection is dropped are taken back on the next one', async () => {
+    const shared = silentRedis as TestRedis;
+    const url = new URL(shared.url);
+    const proxy = await startTcpProxy(url.hostname, Number(url.port || 6379));
+    const silences: number[] = [];
+    const redisLimiter = new RedisLimiter(`redis://127.0.0.1:${proxy.port}`, {
+      keyPrefix: shared.prefix,
+      commandTimeoutMs: 150,
+      onSilentConnection: (ms) => silences.push(ms),
+    });
+    try {
+      assert.equal(await redisLimiter.connect(), true);
+      const request = () => ({
+        now: Date.now(),
+        windows: [{ code: 'rate_limited' as const, key: 'win:muted', limit: 1000, windowMs: 60_000 }],
+        slot: { key: 'slot:muted', max: 1000, leaseMs: 120_000 },
+      });
+      // Redis gets every script and runs it, but no answer comes back: the connection goes silent, and the
+      // admissions still waiting when it is dropped cannot send their undo on it.
+      proxy.mute();
+      const admitted = [];
+      for (let i = 0; i < 8; i++) {
+        admitted.push(
+          redisLimiter.admit(request()).then(
+            () => 'answered',
+            () => 'failed',
+          ),
+        );
+        await sleep(30);
+      }
+      assert.deepEqual(new Set(await Promise.all(admitted)), new Set(['failed']));
+      assert.equal(silences.length, 1, 'the silent connection was dropped');
+      await sleep(500); // reconnected; the undos that waited for it have run
+      assert.equal(await shared.client.zcard(`${shared.prefix}slot:muted`), 0, 'no slot left held');
+      assert.equal(await shared.client.zcard(`${shared.prefix}win:muted`), 0, 'no window entry left');
+    } finally {
+      await redisLimiter.close();
       await proxy.close();
     }
   });

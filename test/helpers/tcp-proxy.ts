@@ -5,6 +5,7 @@
  * stopped server (connections reset, new ones refused). `restore()` listens again on the same port.
  * `blackhole()` silently drops everything on the connections open at that moment, in both directions,
  * with no reset and no FIN (a failover or a firewall losing its state table); new connections work.
+ * `mute()` drops only what the server sends back on them.
  */
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -14,6 +15,8 @@ export interface TcpProxy {
   /** Delays every chunk from client to server by this many ms (order kept). */
   setDelay(ms: number): void;
   blackhole(): void;
+  /** Drops what the server sends on the connections open at that moment; what clients send still arrives. */
+  mute(): void;
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -23,6 +26,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const sockets = new Set<Socket>();
   /** Connections whose traffic is dropped from now on. */
   const dropped = new WeakSet<Socket>();
+  /** Connections whose server-to-client traffic is dropped from now on. */
+  const muted = new WeakSet<Socket>();
   let delayMs = 0;
   let port = 0;
   let server: Server;
@@ -52,7 +57,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       );
     });
     upstream.on('data', (chunk) => {
-      if (!dropped.has(client)) client.write(chunk);
+      if (!dropped.has(client) && !muted.has(client)) client.write(chunk);
     });
     const end = () => {
       client.destroy();
@@ -92,6 +97,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     blackhole() {
       for (const socket of sockets) dropped.add(socket);
+    },
+    mute() {
+      for (const socket of sockets) muted.add(socket);
     },
     cut,
     restore: listen,

@@ -36,14 +36,23 @@ const uid = () => {
   return `${processPrefix}${counter.toString(36)}`;
 };
 
+/** At most this many undos wait for a connection; past it, the leases free what they would have. */
+const MAX_PENDING_UNDOS = 10_000;
+/** When undos that waited for a new connection are sent a second time. */
+const LATE_UNDO_MS = 5_000;
+
 export class RedisLimiter implements Limiter {
   readonly #redis: ScriptedRedis;
   readonly #prefix: string;
   readonly #pending = new Set<Promise<unknown>>();
   readonly #timeoutMs: number;
   readonly #onSilent: ((silentMs: number) => void) | undefined;
-  /** When the connection last answered (or became ready). */
-  #answeredAt = 0;
+  /** When bytes last arrived from Redis on the current connection (or it became ready). */
+  #heardAt = 0;
+  /** A silence check is under way (#suspectSilence). */
+  #suspecting = false;
+  /** Undos of admissions that could not be sent (no connection): sent when the next one is ready. */
+  readonly #undos: (() => Promise<unknown>)[] = [];
 
   constructor(url: string, options: RedisLimiterOptions = {}) {
     this.#prefix = options.keyPrefix ?? 'tmd:';
@@ -61,8 +70,22 @@ export class RedisLimiter implements Limiter {
     }) as ScriptedRedis;
     // Errors surface on the calls that fail; the connection's own error events would otherwise crash.
     this.#redis.on('error', () => {});
+    this.#redis.on('connect', () => {
+      // Any bytes at all, replies to commands that already timed out and error replies included.
+      this.#redis.stream.on('data', () => {
+        this.#heardAt = Date.now();
+      });
+    });
     this.#redis.on('ready', () => {
-      this.#answeredAt = Date.now();
+      this.#heardAt = Date.now();
+      // Undos that waited for this connection. The scripts they undo went out on the connection before,
+      // whose last bytes may still reach Redis after these: sent again a little later for those.
+      const undos = this.#undos.splice(0);
+      const sendAll = () => {
+        for (const send of undos) this.#undo(send, false);
+      };
+      sendAll();
+      if (undos.length > 0) setTimeout(sendAll, LATE_UNDO_MS).unref();
     });
     this.#redis.defineCommand('tmdAdmit', { lua: admitScript });
     this.#redis.defineCommand('tmdHit', { lua: hitScript });
@@ -94,33 +117,51 @@ export class RedisLimiter implements Limiter {
 
   #track<T>(work: Promise<T>): Promise<T> {
     this.#pending.add(work);
-    work.then(
-      () => {
-        this.#pending.delete(work);
-        this.#answeredAt = Date.now();
-      },
-      (error: unknown) => {
-        this.#pending.delete(work);
-        // After what the failed call sends next (admit's undo) has been written.
-        if ((error as Error)?.message === 'Command timed out') setImmediate(() => this.#dropIfSilent());
-      },
-    );
+    const settled = () => this.#pending.delete(work);
+    work.then(settled, (error: unknown) => {
+      settled();
+      if ((error as Error)?.message === 'Command timed out') this.#suspectSilence();
+    });
     return work;
   }
 
   /**
-   * A command timed out and nothing at all has come back for a whole command timeout: the connection
-   * is taken to be dead (packets dropped without a reset: a failover, a firewall that lost its state),
-   * which TCP alone may take many minutes to notice. It is closed (after what was already written) and
-   * ioredis connects anew; until then every call fails at once and the fallback decides, rather than
-   * each waiting out the timeout. A Redis that is merely slow still answers something within that time.
+   * A command timed out. If nothing at all has come back since it was sent, and still nothing comes for
+   * another command timeout, the connection is taken to be dead (packets dropped without a reset: a
+   * failover, a firewall that lost its state), which TCP alone may take many minutes to notice. It is
+   * closed and ioredis connects anew; until then every call fails at once and the fallback decides,
+   * rather than each waiting out the timeout. A Redis that is merely slow sends something back (late
+   * replies count) within that time, so it keeps its connection.
    */
-  #dropIfSilent(): void {
-    if (this.#redis.status !== 'ready') return;
-    const silentMs = Date.now() - this.#answeredAt;
-    if (silentMs < this.#timeoutMs) return;
-    this.#onSilent?.(silentMs);
-    this.#redis.disconnect(true);
+  #suspectSilence(): void {
+    if (this.#suspecting || this.#redis.status !== 'ready') return;
+    const sentAt = Date.now() - this.#timeoutMs;
+    if (this.#heardAt >= sentAt) return;
+    this.#suspecting = true;
+    setTimeout(() => {
+      this.#suspecting = false;
+      if (this.#redis.status !== 'ready' || this.#heardAt >= sentAt) return;
+      this.#onSilent?.(Date.now() - this.#heardAt);
+      this.#redis.disconnect(true);
+    }, this.#timeoutMs).unref();
+  }
+
+  /**
+   * Sends an undo; one that cannot be sent now (the connection is down or being replaced) is sent when
+   * the next connection is ready. Undos only remove members this node added, so a late one is harmless.
+   */
+  #undo(send: () => Promise<unknown>, retry = true): void {
+    let sent: Promise<unknown>;
+    try {
+      sent = send();
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    void this.#track(sent).catch(() => {
+      if (retry && this.#redis.status !== 'ready' && this.#undos.length < MAX_PENDING_UNDOS) {
+        this.#undos.push(send);
+      }
+    });
   }
 
   async admit(request: AdmitRequest): Promise<AdmitResult> {
@@ -143,12 +184,14 @@ export class RedisLimiter implements Limiter {
       // a slot the request will never release does not hold for its whole lease. Sent after the script
       // on the same connection, so it runs after it; both removals are no-ops if it never ran. A fixed
       // window's count cannot be taken back exactly and stays: it can only refuse sooner, never later.
-      const undo = this.#redis.multi();
-      windows.forEach((w, index) => {
-        if (w.fixedUntil === undefined) undo.zrem(keys[index] as string, member);
+      this.#undo(() => {
+        const undo = this.#redis.multi();
+        windows.forEach((w, index) => {
+          if (w.fixedUntil === undefined) undo.zrem(keys[index] as string, member);
+        });
+        if (slot) undo.zrem(this.#prefix + slot.key, slotId);
+        return undo.exec();
       });
-      if (slot) undo.zrem(this.#prefix + slot.key, slotId);
-      void this.#track(undo.exec()).catch(() => {});
       throw error;
     }
     const states: WindowState[] = windows.map((w, index) => ({
