@@ -23,7 +23,10 @@ before(async () => {
   url = await logged.listen({ port: 0, host: '127.0.0.1' });
 });
 after(async () => {
-  await logged.close();
+  // The test's own keep-alive connections would hold the close for Fastify's keep-alive timeout.
+  const closing = logged.close();
+  logged.server.closeAllConnections();
+  await closing;
   await server.close();
 });
 
