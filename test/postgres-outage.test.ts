@@ -5,6 +5,9 @@
  * client), and separately by the server ending the node's sessions (what `pg_ctl stop` sends).
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -308,4 +311,29 @@ describe('PostgreSQL silent: a connection whose packets are dropped gives 503 in
       await store.close();
     }
   });
+});
+
+test('a Unix socket with no server behind it (a stopped server removes its socket) is an outage: 503, raised once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tmd-nosocket-'));
+  const events: string[] = [];
+  const store = new PostgresStore(`postgres://postgres@/postgres?host=${join(dir, 'gone')}`, {
+    health: {
+      refused: () => events.push('refused'),
+      unreachable: () => events.push('unreachable'),
+      reachable: () => events.push('reachable'),
+    },
+  });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const outcome = await store.ping().then(
+        () => 'answered',
+        (error: { code?: string; status?: number }) => `${error.status} ${error.code}`,
+      );
+      assert.equal(outcome, '503 service_unavailable');
+    }
+    assert.deepEqual(events, ['refused', 'unreachable', 'refused']);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -47,7 +47,11 @@ afterEach(async () => {
 const slow = { credit: 0, debit: 0, source: 0 };
 const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function stoppingServer(graceMs: number, walletOf: () => string | undefined): Promise<Stopping> {
+async function stoppingServer(
+  graceMs: number,
+  walletOf: () => string | undefined,
+  stopNowWaitMs?: number,
+): Promise<Stopping> {
   let gate: Promise<void> | null = null;
   let open: () => void = () => undefined;
   Object.assign(slow, { credit: 0, debit: 0, source: 0 });
@@ -85,6 +89,7 @@ async function stoppingServer(graceMs: number, walletOf: () => string | undefine
   });
   const handler = gracefulShutdown(server.app, server.deps, {
     graceMs,
+    ...(stopNowWaitMs !== undefined && { stopNowWaitMs }),
     stopJobs: () => undefined,
     exit: (code) => {
       const wallet = walletOf();
@@ -269,4 +274,57 @@ test('stopping now: an export whose charge is in flight is cut and refunded; one
   assert.equal(refused.status, 503);
   assert.equal(((await refused.json()) as { code: string }).code, 'service_unavailable');
   assert.equal(await b, 'broken', 'the export charged while stopping did not stream to its end');
+});
+
+test('stopping now: a charge that commits seconds later is still awaited, its export cut and refunded', async () => {
+  let wallet: string | undefined;
+  const s = await stoppingServer(600_000, () => wallet);
+  const pro = await operatorAccount(s.server, { pkg: 'pro' });
+  wallet = pro.walletId;
+  await stalledExport(s, pro.key);
+  slow.debit = 2_300; // a hot wallet's row lock, a slow PostgreSQL
+  const b = fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(pro.key) })
+    .then((response) => response.text())
+    .then(
+      () => 'ended',
+      () => 'broken',
+    );
+  await after(50);
+  slow.credit = 1_000; // and each refund takes a second
+  void s.signal('SIGTERM');
+  void s.signal('SIGTERM');
+  const { entries } = await s.exited;
+  assert.deepEqual(
+    burnsAndRefunds(await entries)
+      .map(([kind, amount]) => `${kind} ${amount}`)
+      .sort(),
+    ['burn -15000000', 'burn -15000000', 'refund 15000000', 'refund 15000000'],
+  );
+  assert.equal(await b, 'broken');
+});
+
+test('stopping now: a charge still in flight when the wait ends is logged at error level with its request id', async () => {
+  const s = await stoppingServer(600_000, () => undefined, 300);
+  const pro = await operatorAccount(s.server, { pkg: 'pro' });
+  const errors: { msg: string; fields?: Record<string, unknown> }[] = [];
+  s.server.deps.log.error = (msg, fields) => errors.push({ msg, ...(fields && { fields }) });
+  slow.debit = 800;
+  const read = fetch(`${s.server.url}/api/v1/data/${H15}?limit=1`, {
+    headers: { ...bearer(pro.key), 'x-request-id': 'late-debit-1' },
+  }).then(
+    (response) => response.status,
+    () => 'broken',
+  );
+  await after(100);
+  void s.signal('SIGTERM');
+  void s.signal('SIGTERM');
+  const { code } = await s.exited;
+  assert.equal(code, 1);
+  assert.deepEqual(errors, [
+    {
+      msg: 'charges still in flight at exit: each may commit with its read unsent; check them',
+      fields: { requestIds: ['late-debit-1'] },
+    },
+  ]);
+  await read;
 });

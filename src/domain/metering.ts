@@ -50,45 +50,49 @@ export interface MeterDeps {
 }
 
 /**
- * The charges (debits and zero-burn records) this node has in flight. A node that has to stop now closes
- * it: charges not yet sent are refused (503, nothing served or charged), and it waits for those already
- * sent, whose answers are then written before the process exits, so no read is charged and left unsent.
+ * The charges (debits and zero-burn records) this node has in flight, by request id. A node that has to
+ * stop now closes it: charges not yet sent are refused (503, nothing served or charged), and it waits for
+ * those already sent, whose answers are then written before the process exits, so no read is charged and
+ * left unsent. A charge still unsettled when the wait ends may yet commit: its request id is reported.
  */
 export class Charges {
-  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #inFlight = new Map<Promise<unknown>, string>();
   #closed = false;
 
-  run<T>(charge: () => Promise<T>): Promise<T> {
+  run<T>(requestId: string, charge: () => Promise<T>): Promise<T> {
     if (this.#closed) {
       throw serviceUnavailable(
         'This node is shutting down; nothing was charged. Retry, and another node will answer.',
       );
     }
     const pending = charge();
-    this.#inFlight.add(pending);
+    this.#inFlight.set(pending, requestId);
     const settled = () => this.#inFlight.delete(pending);
     pending.then(settled, settled);
     return pending;
   }
 
-  /** Refuses new charges and waits, at most `waitMs`, for those in flight; returns how many were. */
-  async close(waitMs: number): Promise<number> {
+  /**
+   * Refuses new charges and waits, at most `waitMs`, for those in flight. Returns how many there were,
+   * and the request ids of those still unsettled when the wait ended.
+   */
+  async close(waitMs: number): Promise<{ awaited: number; unsettled: string[] }> {
     this.#closed = true;
-    const pending = [...this.#inFlight];
+    const pending = [...this.#inFlight.keys()];
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled(pending),
       new Promise((resolve) => {
-        timer = setTimeout(resolve, waitMs);
+        timer = setTimeout(resolve, Math.max(0, waitMs));
       }),
     ]);
     clearTimeout(timer);
-    return pending.length;
+    return { awaited: pending.length, unsettled: [...this.#inFlight.values()] };
   }
 }
 
-const charge = <T>(deps: MeterDeps, work: () => Promise<T>): Promise<T> =>
-  deps.charges ? deps.charges.run(work) : work();
+const charge = <T>(deps: MeterDeps, requestId: string, work: () => Promise<T>): Promise<T> =>
+  deps.charges ? deps.charges.run(requestId, work) : work();
 
 export function burnedThisMonth(caller: Caller, now: number): bigint {
   return caller.wallet.burnMonth === utcMonth(now) ? caller.wallet.burnMonthMicros : 0n;
@@ -169,14 +173,16 @@ export async function meter<T>(
   };
 
   if (burnMicros === 0n) {
-    await charge(deps, () => deps.store.recordUsage({ ...usage, burnedMicros: 0n, outcome: 'notional' }));
+    await charge(deps, requestId, () =>
+      deps.store.recordUsage({ ...usage, burnedMicros: 0n, outcome: 'notional' }),
+    );
     return {
       value,
       cost: { costMicros, burnedMicros: 0n, balanceMicros: caller.wallet.balanceMicros, outcome: 'notional' },
     };
   }
 
-  const debit = await charge(deps, () =>
+  const debit = await charge(deps, requestId, () =>
     deps.store.debit({
       walletId: caller.wallet.id,
       amountMicros: burnMicros,
@@ -194,7 +200,7 @@ export async function meter<T>(
   }
   if (grandfatherable) {
     // early_bird (DECISIONS): never refused with 402; what the wallet cannot cover is served at zero burn.
-    await charge(deps, () =>
+    await charge(deps, requestId, () =>
       deps.store.recordUsage({ ...usage, burnedMicros: 0n, outcome: 'grandfathered' }),
     );
     return {

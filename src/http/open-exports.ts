@@ -23,10 +23,15 @@ export interface CutReport {
   unfinished: number;
 }
 
+interface Cut {
+  done: Promise<void>;
+  outcome?: CutOutcome;
+}
+
 export class OpenExports {
   readonly #open = new Set<OpenExport>();
   /** Once a shutdown has begun cutting: every cut, those of exports that started streaming since included. */
-  #cuts: Promise<CutOutcome>[] | null = null;
+  #cuts: Cut[] | null = null;
 
   get size(): number {
     return this.#open.size;
@@ -35,11 +40,24 @@ export class OpenExports {
   /** Tracks an export until `done` (its response closed, whichever way); once cutting, cuts it at once. */
   track(open: OpenExport, done: Promise<unknown>): void {
     if (this.#cuts) {
-      this.#cuts.push(open.cut());
+      this.#cut(this.#cuts, open);
       return;
     }
     this.#open.add(open);
     void done.finally(() => this.#open.delete(open));
+  }
+
+  #cut(cuts: Cut[], open: OpenExport): void {
+    const cut: Cut = { done: Promise.resolve() };
+    cut.done = open.cut().then(
+      (outcome) => {
+        cut.outcome = outcome;
+      },
+      () => {
+        cut.outcome = 'refund_failed';
+      },
+    );
+    cuts.push(cut);
   }
 
   /**
@@ -50,34 +68,31 @@ export class OpenExports {
     const open = [...this.#open];
     this.#open.clear();
     this.#cuts ??= [];
-    for (const o of open) this.#cuts.push(o.cut());
+    for (const o of open) this.#cut(this.#cuts, o);
     return open.length;
   }
 
-  /** Waits, at most `waitMs`, for the refunds of every cut so far, and reports what they did. */
+  /**
+   * Waits, at most `waitMs`, for the refunds of every cut, those of exports cut while it waits included,
+   * and reports what they did.
+   */
   async settle(waitMs: number): Promise<CutReport> {
     const cuts = this.#cuts ?? [];
-    const outcomes: (CutOutcome | undefined)[] = cuts.map(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(
-        cuts.map((cut, index) =>
-          cut.then(
-            (outcome) => {
-              outcomes[index] = outcome;
-            },
-            () => {
-              outcomes[index] = 'refund_failed';
-            },
-          ),
-        ),
-      ),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, waitMs);
-      }),
-    ]);
-    clearTimeout(timer);
-    const count = (outcome: CutOutcome | undefined) => outcomes.filter((o) => o === outcome).length;
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const pending = cuts.filter((cut) => cut.outcome === undefined);
+      const left = deadline - Date.now();
+      if (pending.length === 0 || left <= 0) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(pending.map((cut) => cut.done)),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, left);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    const count = (outcome: CutOutcome | undefined) => cuts.filter((cut) => cut.outcome === outcome).length;
     return {
       refunded: count('refunded'),
       delivered: count('delivered'),

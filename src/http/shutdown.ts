@@ -2,10 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import { closeDeps, type Deps } from '../deps.ts';
 
-/** How long charges already sent to the store may take to commit once the node stops now. */
-export const CHARGE_WAIT_MS = 2_000;
-/** How long the refunds of cut exports may take to commit before the process exits anyway. */
-export const CUT_REFUND_WAIT_MS = 5_000;
+/**
+ * Once the node stops now: how long the charges already sent to the store, and the refunds of the
+ * exports cut, may take to commit before the process exits anyway.
+ */
+export const STOP_NOW_WAIT_MS = 7_000;
 
 export interface ShutdownOptions {
   /** SHUTDOWN_GRACE_MS: how long in-flight requests may take before they are cut. */
@@ -14,6 +15,8 @@ export interface ShutdownOptions {
   stopJobs(): void;
   /** process.exit, in the process. */
   exit(code: number): void;
+  /** STOP_NOW_WAIT_MS unless given (tests). */
+  stopNowWaitMs?: number;
 }
 
 /**
@@ -25,12 +28,12 @@ export interface ShutdownOptions {
  * When SHUTDOWN_GRACE_MS runs out first, or a second signal comes, the node stops now and exits 1:
  * - exports still streaming are broken off, and every export that starts streaming from then on (its
  *   charge was in flight) is too; each is refunded unless it had been handed whole to the connection;
- * - charges not yet sent to the store are refused (503, nothing served), and those already sent get up
- *   to CHARGE_WAIT_MS to commit, their answers written before the exit: no read is charged and unsent;
- * - the refunds get up to CUT_REFUND_WAIT_MS to commit; one that fails or does not commit in time is
- *   logged as an export left charged.
+ * - charges not yet sent to the store are refused (503, nothing served), and those already sent may
+ *   commit, their answers written before the exit: no read is charged and left unsent;
+ * - the charges and the refunds get STOP_NOW_WAIT_MS together to commit; a refund that fails or does not
+ *   commit in time, and a charge still in flight then (it may yet commit), are logged at error level.
  * Limiter slots still held are freed by their leases. At worst the process exits SHUTDOWN_GRACE_MS +
- * CHARGE_WAIT_MS + CUT_REFUND_WAIT_MS after the first signal: a supervisor's kill deadline should allow that.
+ * STOP_NOW_WAIT_MS after the first signal: a supervisor's kill deadline should allow that.
  */
 export function gracefulShutdown(
   app: FastifyInstance,
@@ -44,20 +47,26 @@ export function gracefulShutdown(
       deps.log.warn(`${why}: stopping now, with requests still in flight`, {
         openExports: app.openExports.size,
       });
+      const deadline = Date.now() + (options.stopNowWaitMs ?? STOP_NOW_WAIT_MS);
       app.openExports.cutAll();
-      const charging = await deps.charges.close(CHARGE_WAIT_MS);
-      // The answers of the charges that just committed are written in the turn that follows.
+      const charges = await deps.charges.close(deadline - Date.now());
+      // The answers of the charges that just committed are written in the turn that follows (an export
+      // charged meanwhile is cut as it starts).
       await new Promise((resolve) => setImmediate(resolve));
-      const cuts = await app.openExports.settle(CUT_REFUND_WAIT_MS);
-      const cut = cuts.refunded + cuts.delivered + cuts.failed + cuts.unfinished;
+      const cuts = await app.openExports.settle(deadline - Date.now());
       if (cuts.failed + cuts.unfinished > 0) {
         deps.log.error('exports cut by the shutdown and left charged: refund them by hand (tmd credit)', {
           ...cuts,
         });
-      } else if (cut > 0) {
+      } else if (cuts.refunded + cuts.delivered > 0) {
         deps.log.warn('exports cut by the shutdown', { ...cuts });
       }
-      deps.log.warn('exiting', { chargesAwaited: charging });
+      if (charges.unsettled.length > 0) {
+        deps.log.error('charges still in flight at exit: each may commit with its read unsent; check them', {
+          requestIds: charges.unsettled,
+        });
+      }
+      deps.log.warn('exiting', { chargesAwaited: charges.awaited });
       options.exit(1);
     })();
     return stopping;
@@ -91,7 +100,8 @@ export function gracefulShutdown(
     } catch (error) {
       clearInterval(sweep);
       deps.log.warn('error during shutdown', { err: (error as Error).message });
-      options.exit(1);
+      // Stopping now already: it exits once its refunds have committed.
+      if (!stopping) options.exit(1);
       return;
     }
     if (stopping) return; // the grace ran out or a second signal came while the store closed

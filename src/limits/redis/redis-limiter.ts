@@ -38,8 +38,10 @@ const uid = () => {
 
 /** At most this many undos wait for a connection; past it, the leases free what they would have. */
 const MAX_PENDING_UNDOS = 10_000;
-/** When undos that waited for a new connection are sent a second time. */
+/** How long before an undo is sent again (see #undo). */
 const LATE_UNDO_MS = 5_000;
+/** How many times an undo is sent at most. */
+const UNDO_ATTEMPTS = 4;
 
 export class RedisLimiter implements Limiter {
   readonly #redis: ScriptedRedis;
@@ -51,8 +53,8 @@ export class RedisLimiter implements Limiter {
   #heardAt = 0;
   /** A silence check is under way (#suspectSilence). */
   #suspecting = false;
-  /** Undos of admissions that could not be sent (no connection): sent when the next one is ready. */
-  readonly #undos: (() => Promise<unknown>)[] = [];
+  /** Undos that failed while no connection was ready: sent again when the next one is. */
+  readonly #undos: { send: () => Promise<unknown>; attempts: number }[] = [];
 
   constructor(url: string, options: RedisLimiterOptions = {}) {
     this.#prefix = options.keyPrefix ?? 'tmd:';
@@ -78,14 +80,7 @@ export class RedisLimiter implements Limiter {
     });
     this.#redis.on('ready', () => {
       this.#heardAt = Date.now();
-      // Undos that waited for this connection. The scripts they undo went out on the connection before,
-      // whose last bytes may still reach Redis after these: sent again a little later for those.
-      const undos = this.#undos.splice(0);
-      const sendAll = () => {
-        for (const send of undos) this.#undo(send, false);
-      };
-      sendAll();
-      if (undos.length > 0) setTimeout(sendAll, LATE_UNDO_MS).unref();
+      for (const { send, attempts } of this.#undos.splice(0)) this.#undo(send, attempts);
     });
     this.#redis.defineCommand('tmdAdmit', { lua: admitScript });
     this.#redis.defineCommand('tmdHit', { lua: hitScript });
@@ -142,26 +137,38 @@ export class RedisLimiter implements Limiter {
       this.#suspecting = false;
       if (this.#redis.status !== 'ready' || this.#heardAt >= sentAt) return;
       this.#onSilent?.(Date.now() - this.#heardAt);
-      this.#redis.disconnect(true);
+      // Destroyed, not ended: a dead peer never acknowledges a close, and an ended socket would keep
+      // the connection 'ready' (taking commands that time out) until ioredis's disconnect timeout.
+      this.#redis.stream.destroy();
     }, this.#timeoutMs).unref();
   }
 
   /**
-   * Sends an undo; one that cannot be sent now (the connection is down or being replaced) is sent when
-   * the next connection is ready. Undos only remove members this node added, so a late one is harmless.
+   * Sends an undo. One that fails without an answer (its connection timed out, was dropped, or was down)
+   * is sent again, up to UNDO_ATTEMPTS times in all: on the next connection once one is ready, else after
+   * LATE_UNDO_MS. The scripts it undoes may still reach Redis late on a connection that went silent, so
+   * an undo sent on a new connection is sent once more LATE_UNDO_MS later. Undos only remove members this
+   * node added, so a repeated or late one is harmless; past the attempts, the leases free what is left.
    */
-  #undo(send: () => Promise<unknown>, retry = true): void {
+  #undo(send: () => Promise<unknown>, attempts = 0): void {
     let sent: Promise<unknown>;
     try {
       sent = send();
     } catch (error) {
       sent = Promise.reject(error);
     }
-    void this.#track(sent).catch(() => {
-      if (retry && this.#redis.status !== 'ready' && this.#undos.length < MAX_PENDING_UNDOS) {
-        this.#undos.push(send);
+    const again = () => {
+      if (attempts + 1 >= UNDO_ATTEMPTS) return;
+      if (this.#redis.status === 'ready')
+        setTimeout(() => this.#undo(send, attempts + 1), LATE_UNDO_MS).unref();
+      else if (this.#undos.length < MAX_PENDING_UNDOS) this.#undos.push({ send, attempts: attempts + 1 });
+    };
+    void this.#track(sent).then(() => {
+      // Sent on a connection that replaced a silent one: once more, after the old one's last bytes.
+      if (attempts > 0 && attempts + 1 < UNDO_ATTEMPTS) {
+        setTimeout(() => this.#undo(send, UNDO_ATTEMPTS - 1), LATE_UNDO_MS).unref();
       }
-    });
+    }, again);
   }
 
   async admit(request: AdmitRequest): Promise<AdmitResult> {

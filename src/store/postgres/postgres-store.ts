@@ -69,6 +69,7 @@ const unavailableCodes = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
+  'ENOENT', // a Unix socket path with no server behind it (a stopped server removes its socket)
   '57014', // query_canceled: the statement timeout fired
   '57P01', // admin_shutdown: the server is stopping
   '57P02', // crash_shutdown
@@ -98,6 +99,7 @@ const unreachableCodes = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
+  'ENOENT',
   '57P01',
   '57P02',
   '57P03',
