@@ -332,6 +332,16 @@ test('a Unix socket with no server behind it (a stopped server removes its socke
       assert.equal(outcome, '503 service_unavailable');
     }
     assert.deepEqual(events, ['refused', 'unreachable', 'refused']);
+    // A file the URL names that does not exist is a fault to fix, not an outage: not a 503.
+    const misnamed = new PostgresStore(
+      `postgres://postgres@/postgres?host=${dir}&sslrootcert=${join(dir, 'no.crt')}&sslmode=verify-full`,
+    );
+    const fault = await misnamed.ping().then(
+      () => 'answered',
+      (error: { code?: string; status?: number }) => `${error.status} ${error.code}`,
+    );
+    await misnamed.close();
+    assert.equal(fault, 'undefined ENOENT');
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -45,7 +45,14 @@ afterEach(async () => {
 
 /** Milliseconds the store takes for a refund (credit), a debit, or the lookup before an export's charge. */
 const slow = { credit: 0, debit: 0, source: 0 };
+/** How many calls of each slowed method have begun. */
+const begun = { credit: 0, debit: 0, source: 0 };
 const after = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits until `count()` reaches `n` (a request has got that far), however loaded the machine is. */
+async function reached(count: () => number, n: number): Promise<void> {
+  for (let i = 0; i < 2000 && count() < n; i++) await after(5);
+  assert.ok(count() >= n, 'the request got there');
+}
 
 async function stoppingServer(
   graceMs: number,
@@ -55,6 +62,7 @@ async function stoppingServer(
   let gate: Promise<void> | null = null;
   let open: () => void = () => undefined;
   Object.assign(slow, { credit: 0, debit: 0, source: 0 });
+  Object.assign(begun, { credit: 0, debit: 0, source: 0 });
   const server = await startServer({
     clock: new TestClock(Date.parse('2025-12-15T10:00:00Z')),
     wrapStore: (store) =>
@@ -72,6 +80,7 @@ async function stoppingServer(
             if (property === method && ms > 0) {
               const real = Reflect.get(target, property, receiver) as (...args: unknown[]) => unknown;
               return async (...args: unknown[]) => {
+                begun[name as keyof typeof begun]++;
                 await after(ms);
                 return real.apply(target, args);
               };
@@ -244,7 +253,7 @@ test('stopping now: an export whose charge is in flight is cut and refunded; one
   wallet = pro.walletId;
   const stalled = await stalledExport(s, pro.key);
   // B's debit is under way when the node stops now; C has not reached its charge yet.
-  slow.debit = 150;
+  slow.debit = 400;
   // Settled as they happen: B may be broken off before its headers are out.
   const b = fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(pro.key) })
     .then((response) => response.text())
@@ -252,10 +261,10 @@ test('stopping now: an export whose charge is in flight is cut and refunded; one
       () => 'ended',
       () => 'broken',
     );
-  await after(50);
+  await reached(() => begun.debit, 1);
   slow.source = 150;
   const c = fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(pro.key) });
-  await after(30);
+  await reached(() => begun.source, 1);
   void s.signal('SIGTERM');
   await after(10);
   void s.signal('SIGTERM');
@@ -289,7 +298,7 @@ test('stopping now: a charge that commits seconds later is still awaited, its ex
       () => 'ended',
       () => 'broken',
     );
-  await after(50);
+  await reached(() => begun.debit, 1);
   slow.credit = 1_000; // and each refund takes a second
   void s.signal('SIGTERM');
   void s.signal('SIGTERM');
@@ -315,7 +324,7 @@ test('stopping now: a charge still in flight when the wait ends is logged at err
     (response) => response.status,
     () => 'broken',
   );
-  await after(100);
+  await reached(() => begun.debit, 1);
   void s.signal('SIGTERM');
   void s.signal('SIGTERM');
   const { code } = await s.exited;

@@ -36,12 +36,19 @@ const uid = () => {
   return `${processPrefix}${counter.toString(36)}`;
 };
 
+/** The promise of a call, or of its synchronous throw. */
+function attempt<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return call();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 /** At most this many undos wait for a connection; past it, the leases free what they would have. */
 const MAX_PENDING_UNDOS = 10_000;
-/** How long before an undo is sent again (see #undo). */
+/** When undos sent again on a new connection are sent a last time (see #undo). */
 const LATE_UNDO_MS = 5_000;
-/** How many times an undo is sent at most. */
-const UNDO_ATTEMPTS = 4;
 
 export class RedisLimiter implements Limiter {
   readonly #redis: ScriptedRedis;
@@ -53,8 +60,13 @@ export class RedisLimiter implements Limiter {
   #heardAt = 0;
   /** A silence check is under way (#suspectSilence). */
   #suspecting = false;
-  /** Undos that failed while no connection was ready: sent again when the next one is. */
-  readonly #undos: { send: () => Promise<unknown>; attempts: number }[] = [];
+  /**
+   * Undos that got no answer, with when each was sent: the next connection sends again those the one
+   * before may not have delivered (see #undo).
+   */
+  #unanswered: { send: () => Promise<unknown>; sentAt: number }[] = [];
+  /** When the connection before the current one last sent any bytes. */
+  #previousHeardAt = 0;
 
   constructor(url: string, options: RedisLimiterOptions = {}) {
     this.#prefix = options.keyPrefix ?? 'tmd:';
@@ -73,6 +85,7 @@ export class RedisLimiter implements Limiter {
     // Errors surface on the calls that fail; the connection's own error events would otherwise crash.
     this.#redis.on('error', () => {});
     this.#redis.on('connect', () => {
+      this.#previousHeardAt = this.#heardAt;
       // Any bytes at all, replies to commands that already timed out and error replies included.
       this.#redis.stream.on('data', () => {
         this.#heardAt = Date.now();
@@ -80,7 +93,7 @@ export class RedisLimiter implements Limiter {
     });
     this.#redis.on('ready', () => {
       this.#heardAt = Date.now();
-      for (const { send, attempts } of this.#undos.splice(0)) this.#undo(send, attempts);
+      this.#resendUndelivered();
     });
     this.#redis.defineCommand('tmdAdmit', { lua: admitScript });
     this.#redis.defineCommand('tmdHit', { lua: hitScript });
@@ -144,31 +157,33 @@ export class RedisLimiter implements Limiter {
   }
 
   /**
-   * Sends an undo. One that fails without an answer (its connection timed out, was dropped, or was down)
-   * is sent again, up to UNDO_ATTEMPTS times in all: on the next connection once one is ready, else after
-   * LATE_UNDO_MS. The scripts it undoes may still reach Redis late on a connection that went silent, so
-   * an undo sent on a new connection is sent once more LATE_UNDO_MS later. Undos only remove members this
-   * node added, so a repeated or late one is harmless; past the attempts, the leases free what is left.
+   * Sends an undo. Commands on one connection run in order, so an undo that went out on the connection
+   * its script went out on runs after it, answered or not, as long as that connection delivered it: a
+   * slow Redis that answers late did. One that gets no answer is kept (at most MAX_PENDING_UNDOS) until
+   * it is known either way: delivered once its connection sends anything back after it, possibly lost if
+   * that connection is replaced first. The next connection sends those again, and once more LATE_UNDO_MS
+   * later, for scripts the silent connection still delivers late. Undos only remove members this node
+   * added, so a repeated one is harmless; what is still missed after that, the slot's lease frees.
    */
-  #undo(send: () => Promise<unknown>, attempts = 0): void {
-    let sent: Promise<unknown>;
-    try {
-      sent = send();
-    } catch (error) {
-      sent = Promise.reject(error);
-    }
-    const again = () => {
-      if (attempts + 1 >= UNDO_ATTEMPTS) return;
-      if (this.#redis.status === 'ready')
-        setTimeout(() => this.#undo(send, attempts + 1), LATE_UNDO_MS).unref();
-      else if (this.#undos.length < MAX_PENDING_UNDOS) this.#undos.push({ send, attempts: attempts + 1 });
+  #undo(send: () => Promise<unknown>): void {
+    const sentAt = Date.now();
+    void this.#track(attempt(send)).catch(() => {
+      // Those known delivered since are dropped as this one is kept.
+      this.#unanswered = this.#unanswered.filter((u) => u.sentAt >= this.#heardAt);
+      if (this.#unanswered.length < MAX_PENDING_UNDOS) this.#unanswered.push({ send, sentAt });
+    });
+  }
+
+  /** On a new connection: sends again the undos the one before may not have delivered. */
+  #resendUndelivered(): void {
+    const undelivered = this.#unanswered.filter((u) => u.sentAt >= this.#previousHeardAt);
+    this.#unanswered = [];
+    if (undelivered.length === 0) return;
+    const sendAll = () => {
+      for (const { send } of undelivered) void this.#track(attempt(send)).catch(() => {});
     };
-    void this.#track(sent).then(() => {
-      // Sent on a connection that replaced a silent one: once more, after the old one's last bytes.
-      if (attempts > 0 && attempts + 1 < UNDO_ATTEMPTS) {
-        setTimeout(() => this.#undo(send, UNDO_ATTEMPTS - 1), LATE_UNDO_MS).unref();
-      }
-    }, again);
+    sendAll();
+    setTimeout(sendAll, LATE_UNDO_MS).unref();
   }
 
   async admit(request: AdmitRequest): Promise<AdmitResult> {

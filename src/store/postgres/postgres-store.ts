@@ -69,7 +69,6 @@ const unavailableCodes = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
-  'ENOENT', // a Unix socket path with no server behind it (a stopped server removes its socket)
   '57014', // query_canceled: the statement timeout fired
   '57P01', // admin_shutdown: the server is stopping
   '57P02', // crash_shutdown
@@ -82,8 +81,18 @@ const unavailableCodes = new Set([
 const unavailableMessages =
   /Connection terminated|connection timeout|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|not queryable/i;
 
+/**
+ * A Unix socket path with no server behind it (a stopped server removes its socket): ENOENT from the
+ * connect itself, not from a file the URL names (an sslrootcert that does not exist is a fault to fix).
+ */
+const missingSocket = (error: unknown): boolean => {
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  return code === 'ENOENT' && syscall === 'connect';
+};
+
 export function isUnavailable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (missingSocket(error)) return true;
   if (typeof code === 'string' && (unavailableCodes.has(code) || code.startsWith('08'))) return true;
   return typeof message === 'string' && unavailableMessages.test(message);
 }
@@ -99,7 +108,6 @@ const unreachableCodes = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
-  'ENOENT',
   '57P01',
   '57P02',
   '57P03',
@@ -115,6 +123,7 @@ const unreachableMessages =
  */
 export function isUnreachable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (missingSocket(error)) return true;
   if (typeof code === 'string' && (unreachableCodes.has(code) || code.startsWith('08'))) return true;
   return typeof message === 'string' && unreachableMessages.test(message);
 }
