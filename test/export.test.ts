@@ -1,8 +1,8 @@
 /** Bulk export: bulk_export packages only, charged once per started 1,000 rows before the stream starts. */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { Row } from '../src/catalog/types.ts';
 import type { RowQuery, StoredRow } from '../src/store/port.ts';
+import { H15, h15Rows as rowsOfH15 } from './helpers/h15.ts';
 import { adminRequest, freshIp, operatorAccount } from './helpers/operator.ts';
 import {
   assertLedgerBalanced,
@@ -18,15 +18,8 @@ let server: TestServer;
 /** Set by a test to make the store fail on the given page of an export. */
 let failOnQuery: ((query: RowQuery) => boolean) | null = null;
 
-const H15 = 'macro/fed-h15-series';
 /** 2001 real-shaped rows: three started blocks of 1,000. */
-const h15Rows: Row[] = Array.from({ length: 2001 }, (_, i) => ({
-  series_id: 'DGS10',
-  h15_series: 'RIFLGFCY10_N.B',
-  title: 'Market yield on U.S. Treasury securities at 10-year constant maturity',
-  date: new Date(Date.UTC(2015, 0, 1) + i * 86_400_000).toISOString().slice(0, 10),
-  value: i % 7 === 0 ? null : Math.round(200 + i) / 100,
-}));
+const h15Rows = rowsOfH15(2001);
 
 before(async () => {
   server = await startServer({

@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/http/app.ts';
+import { H15, h15Rows } from './helpers/h15.ts';
 import { operatorAccount } from './helpers/operator.ts';
 import { bearer, startServer, type TestServer, walletAccount } from './helpers/server.ts';
 
@@ -75,19 +76,12 @@ test('a request is logged on one line with its method, URL, status, time and key
 });
 
 test('an export the client abandons still gets its one line, with its URL and key id', async () => {
-  // Big enough (about 4 MB) that it cannot all be in the socket's buffers when the client goes.
-  const rows = Array.from({ length: 30_000 }, (_, i) => ({
-    series_id: 'DGS10',
-    h15_series: 'RIFLGFCY10_N.B',
-    title:
-      'Market yield on U.S. Treasury securities at 10-year constant maturity, quoted on an investment basis',
-    date: new Date(Date.UTC(1950, 0, 1) + i * 86_400_000).toISOString().slice(0, 10),
-    value: i / 100,
-  }));
-  await server.deps.store.loadRows('macro/fed-h15-series', 'date', rows, 'import');
+  // Big enough (30,000 rows, about 4 MB) that it cannot all be in the socket's buffers when the client goes.
+  const rows = h15Rows(30_000, Date.UTC(1950, 0, 1));
+  await server.deps.store.loadRows(H15, 'date', rows, 'import');
   const pro = await operatorAccount(server, { pkg: 'pro' });
   const controller = new AbortController();
-  const response = await fetch(`${url}/api/v1/export/macro/fed-h15-series`, {
+  const response = await fetch(`${url}/api/v1/export/${H15}`, {
     headers: { ...bearer(pro.key), 'x-request-id': 'log-test-abandoned' },
     signal: controller.signal,
   });
@@ -104,7 +98,7 @@ test('an export the client abandons still gets its one line, with its URL and ke
   assert.equal(lines.length, 1, JSON.stringify(lines));
   const [line] = lines;
   assert.equal(line.msg, 'request ended before its response was complete');
-  assert.equal(line.req.url, '/api/v1/export/macro/fed-h15-series');
+  assert.equal(line.req.url, `/api/v1/export/${H15}`);
   assert.equal(line.keyId, pro.keyId);
   assert.equal(line.res.statusCode, 200);
 });

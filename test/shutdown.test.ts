@@ -7,21 +7,14 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterEach, test } from 'node:test';
-import type { Row } from '../src/catalog/types.ts';
 import { gracefulShutdown } from '../src/http/shutdown.ts';
 import type { LedgerEntry, RowQuery, StoredRow } from '../src/store/port.ts';
+import { H15, h15Rows } from './helpers/h15.ts';
 import { operatorAccount } from './helpers/operator.ts';
 import { bearer, startServer, TestClock, type TestServer } from './helpers/server.ts';
 
-const H15 = 'macro/fed-h15-series';
 /** 2001 rows: an export of three pages, charged 3 x 5 tokens on Pro (15). */
-const rows: Row[] = Array.from({ length: 2001 }, (_, i) => ({
-  series_id: 'DGS10',
-  h15_series: 'RIFLGFCY10_N.B',
-  title: 'Market yield on U.S. Treasury securities at 10-year constant maturity',
-  date: new Date(Date.UTC(2015, 0, 1) + i * 86_400_000).toISOString().slice(0, 10),
-  value: Math.round(200 + i) / 100,
-}));
+const rows = h15Rows(2001);
 
 interface Stopping {
   server: TestServer;
@@ -142,6 +135,18 @@ async function stalledExport(s: Stopping, key: string) {
   return { rest };
 }
 
+/**
+ * An export read to its end: 'ended', or 'broken' if it was cut, before its headers were out or after.
+ * Settled as it happens, so a cut before the test looks is not an unhandled rejection.
+ */
+const exportOutcome = (s: Stopping, key: string) =>
+  fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(key) })
+    .then((response) => response.text())
+    .then(
+      () => 'ended',
+      () => 'broken',
+    );
+
 const burnsAndRefunds = (entries: LedgerEntry[]) =>
   entries
     .filter((e) => e.kind === 'burn' || e.kind === 'refund')
@@ -254,13 +259,7 @@ test('stopping now: an export whose charge is in flight is cut and refunded; one
   const stalled = await stalledExport(s, pro.key);
   // B's debit is under way when the node stops now; C has not reached its charge yet.
   slow.debit = 400;
-  // Settled as they happen: B may be broken off before its headers are out.
-  const b = fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(pro.key) })
-    .then((response) => response.text())
-    .then(
-      () => 'ended',
-      () => 'broken',
-    );
+  const b = exportOutcome(s, pro.key);
   await reached(() => begun.debit, 1);
   slow.source = 150;
   const c = fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(pro.key) });
@@ -292,12 +291,7 @@ test('stopping now: a charge that commits seconds later is still awaited, its ex
   wallet = pro.walletId;
   await stalledExport(s, pro.key);
   slow.debit = 2_300; // a hot wallet's row lock, a slow PostgreSQL
-  const b = fetch(`${s.server.url}/api/v1/export/${H15}`, { headers: bearer(pro.key) })
-    .then((response) => response.text())
-    .then(
-      () => 'ended',
-      () => 'broken',
-    );
+  const b = exportOutcome(s, pro.key);
   await reached(() => begun.debit, 1);
   slow.credit = 1_000; // and each refund takes a second
   void s.signal('SIGTERM');

@@ -45,7 +45,7 @@ function attempt<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** At most this many undos wait for a connection; past it, the leases free what they would have. */
+/** At most this many unanswered undos are kept for a next connection; past it, the leases free what they would have. */
 const MAX_PENDING_UNDOS = 10_000;
 /** When undos sent again on a new connection are sent a last time (see #undo). */
 const LATE_UNDO_MS = 5_000;

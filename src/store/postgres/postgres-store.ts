@@ -58,46 +58,7 @@ import { postgresMigrations } from './migrations.ts';
 /** Lock ids for pg_advisory_xact_lock: migrations, and one sample load per dataset. */
 const MIGRATION_LOCK = 0x746d_6401;
 
-/** SQLSTATE classes and client codes that mean "the database cannot be reached", not "the query is wrong". */
-const unavailableCodes = new Set([
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  '57014', // query_canceled: the statement timeout fired
-  '57P01', // admin_shutdown: the server is stopping
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now: starting up or shutting down
-  '53300', // too_many_connections
-  '25006', // read_only_sql_transaction: a standby after a failover
-]);
-
-/** pg reports a lost connection or a pool that cannot connect with these messages and no code. */
-const unavailableMessages =
-  /Connection terminated|connection timeout|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end|not queryable/i;
-
-/**
- * A Unix socket path with no server behind it (a stopped server removes its socket): ENOENT from the
- * connect itself, not from a file the URL names (an sslrootcert that does not exist is a fault to fix).
- */
-const missingSocket = (error: unknown): boolean => {
-  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
-  return code === 'ENOENT' && syscall === 'connect';
-};
-
-export function isUnavailable(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (missingSocket(error)) return true;
-  if (typeof code === 'string' && (unavailableCodes.has(code) || code.startsWith('08'))) return true;
-  return typeof message === 'string' && unavailableMessages.test(message);
-}
-
-/** Client codes and SQLSTATEs of a database that cannot be reached at all (a subset of the above). */
+/** Client codes and SQLSTATEs of a database that cannot be reached at all (any 08 class too). */
 const unreachableCodes = new Set([
   'ECONNREFUSED',
   'ECONNABORTED',
@@ -108,24 +69,57 @@ const unreachableCodes = new Set([
   'ENETUNREACH',
   'ENOTFOUND',
   'EAI_AGAIN',
-  '57P01',
-  '57P02',
-  '57P03',
+  '57P01', // admin_shutdown: the server is stopping
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up or shutting down
 ]);
+
+/** pg reports a lost or failed connection with these messages and no code. */
 const unreachableMessages =
   /Connection terminated|connection timeout|Query read timeout|Client has encountered a connection error/i;
 
+/** SQLSTATEs of a database that answers but cannot serve the statement now. */
+const refusingCodes = new Set([
+  '57014', // query_canceled: the statement timeout fired
+  '53300', // too_many_connections
+  '25006', // read_only_sql_transaction: a standby after a failover
+]);
+
+/** The pool's own refusals: no free connection in time, or the pool is closing. */
+const refusingMessages =
+  /timeout exceeded when trying to connect|Cannot use a pool after calling end|not queryable/i;
+
+/**
+ * A Unix socket path with no server behind it (a stopped server removes its socket): ENOENT from the
+ * connect itself, not from a file the URL names (an sslrootcert that does not exist is a fault to fix).
+ */
+const missingSocket = (error: unknown): boolean => {
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  return code === 'ENOENT' && syscall === 'connect';
+};
+
 /**
  * Whether the database cannot be reached at all (the connection failed, or the server is stopping), as
- * opposed to a database that answers but refuses this statement now (a statement timeout on a lock, a
- * pool with no free connection, too many connections, a read-only standby): both are 503s, but only
- * the first is an outage to raise.
+ * opposed to a database that answers but refuses this statement now (isUnavailable's other cases): both
+ * are 503s, but only the first is an outage to raise.
  */
 export function isUnreachable(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (missingSocket(error)) return true;
   if (typeof code === 'string' && (unreachableCodes.has(code) || code.startsWith('08'))) return true;
   return typeof message === 'string' && unreachableMessages.test(message);
+}
+
+/**
+ * Whether a statement failed because the database cannot serve it now (a 503), not because it is
+ * wrong: unreachable, or answering but refusing (a statement timeout on a lock, a pool with no free
+ * connection, too many connections, a read-only standby).
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (isUnreachable(error)) return true;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && refusingCodes.has(code)) return true;
+  return typeof message === 'string' && refusingMessages.test(message);
 }
 
 /** Told when the database stops answering and when it answers again (the operator's log and metrics). */
