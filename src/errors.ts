@@ -81,7 +81,11 @@ export function serviceUnavailable(detail: string): AppError {
   return new AppError('service_unavailable', detail, { retry_after: 1 }, { 'retry-after': '1' });
 }
 
-export const problemTypeBase = 'https://docs.tmd.example/errors/';
+/**
+ * A problem's `type` is a relative reference (RFC 9457 section 3.1.1), resolved against the response's
+ * URL: the anchor of its code on the errors page this service serves (docs/errors.md).
+ */
+export const problemTypeBase = '/manual/errors#';
 
 export interface Problem extends ProblemExtras {
   type: string;

@@ -180,7 +180,7 @@ describe('entitlement', () => {
     assert.equal(result.structuredContent.code, 'not_entitled');
     assert.equal(result.structuredContent.status, 402);
     assert.equal(result.structuredContent.dataset, 'corporate/financial-statements');
-    assert.equal(result.structuredContent.type, 'https://docs.tmd.example/errors/not_entitled');
+    assert.equal(result.structuredContent.type, '/manual/errors#not_entitled');
     assert.equal(result.structuredContent.request_id, res.headers.get('x-request-id'));
     assert.match(result.content[0].text, /^Refused: not_entitled \(402\)\. .* Nothing was charged\.$/);
     assert.equal(res.headers.get('x-token-cost'), null, 'no cost headers on a refusal');

@@ -192,7 +192,7 @@ describe('checkout', () => {
       assert.equal(res.status, 501);
       assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
       assert.deepEqual(res.json, {
-        type: 'https://docs.tmd.example/errors/not_live',
+        type: '/manual/errors#not_live',
         title: 'Not live',
         status: 501,
         code: 'not_live',

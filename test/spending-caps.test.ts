@@ -30,7 +30,7 @@ describe('spending caps', () => {
     assert.equal(refused.status, 402);
     assert.match(refused.headers.get('content-type') ?? '', /^application\/problem\+json/);
     assert.deepEqual(refused.json, {
-      type: 'https://docs.tmd.example/errors/spending_cap_reached',
+      type: '/manual/errors#spending_cap_reached',
       title: 'Spending cap reached',
       status: 402,
       code: 'spending_cap_reached',

@@ -30,6 +30,7 @@ import { registerCatalogRoutes } from './routes/catalog.ts';
 import { registerDataRoutes } from './routes/data.ts';
 import { registerExportRoutes } from './routes/export.ts';
 import { registerKeyRoutes } from './routes/keys.ts';
+import { registerManualRoutes } from './routes/manual.ts';
 import { registerMeRoutes } from './routes/me.ts';
 import { registerMetaRoutes } from './routes/meta.ts';
 import { registerRecipeRoutes } from './routes/recipes.ts';
@@ -401,6 +402,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerKeyRoutes(typed, deps);
   registerExportRoutes(typed, deps, app.openExports);
   registerBillingRoutes(typed, deps);
+  registerManualRoutes(typed);
   registerAdminRoutes(typed, deps);
   registerMcpRoutes(app, deps);
   return app;
