@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { connectClient, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
+import { connectClient, refusalOf, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
 import { adminRequest, login, type OperatorAccount, operatorAccount } from './helpers/operator.ts';
 import { assertLedgerBalanced, bearer, startServer, TestClock, type TestServer } from './helpers/server.ts';
 
@@ -98,12 +98,12 @@ describe('spending caps through MCP', () => {
     const refused = await read(partner.key, COST5);
     assert.equal(refused.status, 200, 'a refused tool call is a tool result, not an HTTP error');
     const result = refused.json.result;
-    assert.equal(result.isError, true);
     // The problem itself is REST's (test/spending-caps.test.ts holds it field by field); compared below.
-    assert.equal(result.structuredContent.code, 'spending_cap_reached');
-    assert.equal(result.structuredContent.status, 402);
-    assert.equal(result.structuredContent.spent_tokens, '10');
-    assert.equal(result.structuredContent.request_id, refused.headers.get('x-request-id'));
+    const problem = refusalOf(result);
+    assert.equal(problem.code, 'spending_cap_reached');
+    assert.equal(problem.status, 402);
+    assert.equal(problem.spent_tokens, '10');
+    assert.equal(problem.request_id, refused.headers.get('x-request-id'));
     assert.match(
       result.content[0].text,
       /^Refused: spending_cap_reached \(402\)\. .* Nothing was charged\.$/,
@@ -117,7 +117,7 @@ describe('spending caps through MCP', () => {
       headers: bearer(partner.key),
     });
     const { request_id: _restId, ...restProblem } = rest.json;
-    const { request_id: _mcpId, ...mcpProblem } = result.structuredContent;
+    const { request_id: _mcpId, ...mcpProblem } = problem;
     assert.deepEqual(mcpProblem, restProblem, 'the same problem fields as REST');
 
     const session = await estimate(partner.session, COST5);
@@ -135,8 +135,8 @@ describe('spending caps through MCP', () => {
     assert.equal(over.structuredContent.would_refuse, 'spending_cap_reached');
     assert.match(over.content[0].text, /cap of 7\.5 tokens is reached: it burned 5 today \(UTC\)/);
     const refused = await read(partner.key, COST5);
-    assert.equal(refused.json.result.structuredContent.code, 'spending_cap_reached');
-    assert.equal(refused.json.result.structuredContent.spent_tokens, '5');
+    assert.equal(refusalOf(refused.json.result).code, 'spending_cap_reached');
+    assert.equal(refusalOf(refused.json.result).spent_tokens, '5');
 
     const cheap = await estimate(partner.key, COST2);
     assert.equal(cheap.structuredContent.would_refuse, null, '5 + 2 fits under 7.5');
@@ -155,7 +155,7 @@ describe('spending caps through MCP', () => {
       /monthly spending cap of 5 tokens is reached: it burned 5 this month \(UTC\) .* resets at 2026-12-01T00:00:00\.000Z\./,
     );
     const refused = await read(partner.key, COST5);
-    assert.equal(refused.json.result.structuredContent.period, 'month');
+    assert.equal(refusalOf(refused.json.result).period, 'month');
   });
 
   test('the SDK client accepts spending_cap_reached against the advertised output schema', async () => {
@@ -257,8 +257,7 @@ describe('early_bird through MCP', () => {
     assert.equal(forecast.structuredContent.tokens_burned, '2');
     const before = await walletSnapshot(server, normal.walletId, normal.id);
     const refused = await read(session, COST2);
-    assert.equal(refused.json.result.isError, true);
-    assert.equal(refused.json.result.structuredContent.code, 'insufficient_tokens');
+    assert.equal(refusalOf(refused.json.result).code, 'insufficient_tokens');
     assert.deepEqual(await walletSnapshot(server, normal.walletId, normal.id), before);
   });
 });

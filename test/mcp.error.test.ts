@@ -1,10 +1,10 @@
 /**
  * Bad MCP input gets a clear error, changes nothing in the ledger, and the server stays up. Protocol faults
- * are JSON-RPC errors; a refused tool call is a tool result with isError and the REST problem fields.
+ * are JSON-RPC errors; a refused tool call is a tool result with isError and the REST problem in _meta.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { MCP_PATH, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
+import { MCP_PATH, refusalOf, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -129,7 +129,7 @@ describe('protocol faults are JSON-RPC errors', () => {
   }
 });
 
-describe('refused tool calls are tool results with isError and the REST problem fields', () => {
+describe('refused tool calls are tool results with isError, the code in their text and the REST problem in _meta', () => {
   const cases: [name: string, args: Record<string, unknown>, code: string, path: string | null][] = [
     ['a limit over 1000', { limit: 5000 }, 'invalid_request', 'limit'],
     ['a limit that is not a number', { limit: 'lots' }, 'invalid_request', 'limit'],
@@ -146,13 +146,13 @@ describe('refused tool calls are tool results with isError and the REST problem 
       const res = await rpc(server, bearer(key), read(args));
       assert.equal(res.status, 200, res.text);
       const result = res.json.result;
-      assert.equal(result.isError, true, res.text);
-      assert.equal(result.structuredContent.code, code, res.text);
-      assert.equal(result.structuredContent.status, 400);
-      assert.equal(result.structuredContent.request_id, res.headers.get('x-request-id'));
+      const problem = refusalOf(result);
+      assert.equal(problem.code, code, res.text);
+      assert.equal(problem.status, 400);
+      assert.equal(problem.request_id, res.headers.get('x-request-id'));
       if (path)
         assert.ok(
-          result.structuredContent.errors.some((e: { path: string }) => e.path === path),
+          problem.errors.some((e: { path: string }) => e.path === path),
           res.text,
         );
       assert.match(
@@ -164,19 +164,19 @@ describe('refused tool calls are tool results with isError and the REST problem 
 
   test('an entity filter outside filters says where it goes', async () => {
     const res = await rpc(server, bearer(key), read({ symbol: 'AAPL' }));
-    const error = res.json.result.structuredContent.errors[0];
+    const error = refusalOf(res.json.result).errors[0];
     assert.match(error.message, /Entity filters go inside "filters"/);
   });
 
   test('a missing dataset argument', async () => {
     const res = await rpc(server, bearer(key), toolCall('read_dataset', {}));
-    assert.equal(res.json.result.structuredContent.code, 'invalid_request');
-    assert.equal(res.json.result.structuredContent.errors[0].path, 'dataset');
+    assert.equal(refusalOf(res.json.result).code, 'invalid_request');
+    assert.equal(refusalOf(res.json.result).errors[0].path, 'dataset');
   });
 
   test('an unknown dataset: dataset_not_found with close matches', async () => {
     const res = await rpc(server, bearer(key), toolCall('read_dataset', { dataset: 'equities/stock-price' }));
-    const problem = res.json.result.structuredContent;
+    const problem = refusalOf(res.json.result);
     assert.equal(problem.code, 'dataset_not_found');
     assert.equal(problem.status, 404);
     assert.ok(problem.suggestions.includes('equities/stock-prices'), res.text);
@@ -185,18 +185,14 @@ describe('refused tool calls are tool results with isError and the REST problem 
 
   test('an unknown recipe and a bad time zone', async () => {
     const recipe = await rpc(server, bearer(key), toolCall('run_recipe', { recipe: 'dow31' }));
-    assert.equal(
-      recipe.json.result.structuredContent.code,
-      'recipe_not_found',
-      'as REST answers an unknown recipe',
-    );
+    assert.equal(refusalOf(recipe.json.result).code, 'recipe_not_found', 'as REST answers an unknown recipe');
     const tz = await rpc(
       server,
       bearer(key),
       toolCall('run_recipe', { recipe: 'calendar-tonight', tz: 'Mars/Olympus' }),
     );
-    assert.equal(tz.json.result.structuredContent.code, 'invalid_request');
-    assert.equal(tz.json.result.structuredContent.errors[0].path, 'tz');
+    assert.equal(refusalOf(tz.json.result).code, 'invalid_request');
+    assert.equal(refusalOf(tz.json.result).errors[0].path, 'tz');
   });
 
   test('estimate_cost needs exactly one of dataset or recipe', async () => {
@@ -205,9 +201,9 @@ describe('refused tool calls are tool results with isError and the REST problem 
       bearer(key),
       toolCall('estimate_cost', { dataset: 'equities/stock-prices', recipe: 'calendar-tonight' }),
     );
-    assert.equal(both.json.result.structuredContent.code, 'invalid_request');
+    assert.equal(refusalOf(both.json.result).code, 'invalid_request');
     const neither = await rpc(server, bearer(key), toolCall('estimate_cost', {}));
-    assert.equal(neither.json.result.structuredContent.code, 'invalid_request');
+    assert.equal(refusalOf(neither.json.result).code, 'invalid_request');
   });
 
   test('a message nested too deeply where the SDK walks it (capabilities, _meta) is a 400 -32600, not a 500', async () => {
@@ -247,19 +243,19 @@ describe('refused tool calls are tool results with isError and the REST problem 
       }),
     );
     assert.equal(coded.json.result.isError, true);
-    assert.equal(coded.json.result.structuredContent.code, 'invalid_request');
-    assert.match(coded.json.result.structuredContent.detail, /pass "67651" as a string/);
+    assert.equal(refusalOf(coded.json.result).code, 'invalid_request');
+    assert.match(refusalOf(coded.json.result).detail, /pass "67651" as a string/);
     const flag = await rpc(
       server,
       bearer(key),
       toolCall('read_dataset', { dataset: 'equities/stock-prices', filters: { symbol: [true] } }),
     );
-    assert.equal(flag.json.result.structuredContent.code, 'invalid_request');
+    assert.equal(refusalOf(flag.json.result).code, 'invalid_request');
 
     const recipe = await rpc(server, bearer(key), toolCall('run_recipe', { recipe: 'dow30' }));
     assert.equal(recipe.json.result.isError, true);
-    assert.equal(recipe.json.result.structuredContent.code, 'recipe_not_found', 'the code REST gives');
-    assert.match(recipe.json.result.structuredContent.detail, /dow30-sandbox-smoke/);
+    assert.equal(refusalOf(recipe.json.result).code, 'recipe_not_found', 'the code REST gives');
+    assert.match(refusalOf(recipe.json.result).detail, /dow30-sandbox-smoke/);
 
     const stray = await rpc(
       server,
@@ -267,7 +263,7 @@ describe('refused tool calls are tool results with isError and the REST problem 
       toolCall('search_datasets', { query: 'stock', recipe: 'nope' }),
     );
     assert.equal(
-      stray.json.result.structuredContent.code,
+      refusalOf(stray.json.result).code,
       'invalid_request',
       'a tool without recipes: an unknown argument',
     );
@@ -280,11 +276,11 @@ describe('refused tool calls are tool results with isError and the REST problem 
       bearer(key),
       toolCall('describe_dataset', { dataset: 'treasury/yield-curve' }),
     );
-    assert.equal(guessed.json.result.structuredContent.code, 'dataset_not_found');
-    assert.ok(guessed.json.result.structuredContent.suggestions.includes('macro/treasury-yield-series'));
+    assert.equal(refusalOf(guessed.json.result).code, 'dataset_not_found');
+    assert.ok(refusalOf(guessed.json.result).suggestions.includes('macro/treasury-yield-series'));
     const nothing = await rpc(server, bearer(key), toolCall('describe_dataset', { dataset: 'xyz/qqq' }));
-    assert.deepEqual(nothing.json.result.structuredContent.suggestions, []);
-    assert.match(nothing.json.result.structuredContent.detail, /search_datasets/);
+    assert.deepEqual(refusalOf(nothing.json.result).suggestions, []);
+    assert.match(refusalOf(nothing.json.result).detail, /search_datasets/);
   });
 
   test('a __proto__ key is refused as such, not called broken JSON', async () => {
@@ -306,8 +302,8 @@ describe('refused tool calls are tool results with isError and the REST problem 
     const res = await rpc(server, bearer(key), body);
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.result.isError, true);
-    assert.equal(res.json.result.structuredContent.code, 'invalid_request');
-    assert.equal(res.json.result.structuredContent.errors[0].path, 'filters.a');
+    assert.equal(refusalOf(res.json.result).code, 'invalid_request');
+    assert.equal(refusalOf(res.json.result).errors[0].path, 'filters.a');
   });
 });
 

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { MICROS_PER_TOKEN, tokensToMicros } from '../src/domain/money.ts';
 import { utcMonth } from '../src/domain/pricing.ts';
 import type { AccountRecord } from '../src/store/port.ts';
-import { rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
+import { refusalOf, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -176,12 +176,12 @@ describe('entitlement', () => {
     );
     assert.equal(res.status, 200, 'a refused tool call is a tool result, not an HTTP error');
     const result = res.json.result;
-    assert.equal(result.isError, true);
-    assert.equal(result.structuredContent.code, 'not_entitled');
-    assert.equal(result.structuredContent.status, 402);
-    assert.equal(result.structuredContent.dataset, 'corporate/financial-statements');
-    assert.equal(result.structuredContent.type, '/manual/errors#not_entitled');
-    assert.equal(result.structuredContent.request_id, res.headers.get('x-request-id'));
+    const problem = refusalOf(result);
+    assert.equal(problem.code, 'not_entitled');
+    assert.equal(problem.status, 402);
+    assert.equal(problem.dataset, 'corporate/financial-statements');
+    assert.equal(problem.type, '/manual/errors#not_entitled');
+    assert.equal(problem.request_id, res.headers.get('x-request-id'));
     assert.match(result.content[0].text, /^Refused: not_entitled \(402\)\. .* Nothing was charged\.$/);
     assert.equal(res.headers.get('x-token-cost'), null, 'no cost headers on a refusal');
     assert.deepEqual(await walletSnapshot(server, account.walletId, account.id), before);
@@ -190,7 +190,7 @@ describe('entitlement', () => {
       headers: bearer(fpt.key),
     });
     const { request_id: _restId, ...restProblem } = rest.json;
-    const { request_id: _mcpId, ...mcpProblem } = result.structuredContent;
+    const { request_id: _mcpId, ...mcpProblem } = problem;
     assert.deepEqual(mcpProblem, restProblem, 'the same problem fields as REST');
 
     const estimate = await rpc(
@@ -209,7 +209,7 @@ describe('entitlement', () => {
       bearer(key),
       toolCall('read_dataset', { dataset: 'open-data/owid-grapher' }),
     );
-    assert.equal(refused.json.result.structuredContent.code, 'not_entitled');
+    assert.equal(refusalOf(refused.json.result).code, 'not_entitled');
     const recipe = await rpc(server, bearer(key), toolCall('run_recipe', { recipe: 'dow30-sandbox-smoke' }));
     assert.equal(recipe.json.result.isError, undefined, recipe.text);
     assert.equal(recipe.headers.get('x-credits-remaining'), '2498');
@@ -229,8 +229,7 @@ describe('entitlement', () => {
       bearer(poor.key),
       toolCall('read_dataset', { dataset: 'cftc/legacy_futures-facts', limit: 1 }),
     );
-    const problem = res.json.result.structuredContent;
-    assert.equal(res.json.result.isError, true);
+    const problem = refusalOf(res.json.result);
     assert.deepEqual(
       [problem.code, problem.status, problem.required_tokens, problem.balance],
       ['insufficient_tokens', 402, '5', '3'],
@@ -266,10 +265,10 @@ describe('limits', () => {
     );
     assert.equal(mcp.status, 200, mcp.text);
     assert.equal(mcp.json.id, 61);
-    assert.equal(mcp.json.result.isError, true);
-    assert.equal(mcp.json.result.structuredContent.code, 'rate_limited');
-    assert.equal(mcp.json.result.structuredContent.status, 429);
-    assert.equal(mcp.headers.get('retry-after'), String(mcp.json.result.structuredContent.retry_after));
+    const limited = refusalOf(mcp.json.result);
+    assert.equal(limited.code, 'rate_limited');
+    assert.equal(limited.status, 429);
+    assert.equal(mcp.headers.get('retry-after'), String(limited.retry_after));
     assert.match(mcp.json.result.content[0].text, /Retry in \d+ s\. Nothing was charged\.$/);
 
     const rest = await server.request('GET', '/api/v1/data/equities/stock-prices?limit=1', {

@@ -5,7 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { connectClient, type Era, eras, MCP_PATH, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
+import {
+  connectClient,
+  type Era,
+  eras,
+  MCP_PATH,
+  refusalOf,
+  rpc,
+  toolCall,
+  walletSnapshot,
+} from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -62,7 +71,7 @@ describe('a limit refusal is a tool result the SDK client accepts, in both eras'
         const codes: string[] = [];
         for (let i = 0; i < 5; i++) {
           const result = await connected.client.callTool({ name: 'get_account', arguments: {} });
-          codes.push(result.isError ? (result.structuredContent as { code: string }).code : 'ok');
+          codes.push(result.isError ? refusalOf(result).code : 'ok');
         }
         // The sandbox allows 3 a minute; the 2025-era handshake POSTs count too.
         assert.ok(codes.includes('ok'), codes.join());
@@ -82,9 +91,9 @@ describe('a limit refusal is a tool result the SDK client accepts, in both eras'
       }
       assert.equal(last.status, 200, last.text);
       assert.equal(last.json.id, 1);
-      assert.equal(last.json.result.isError, true, last.text);
-      assert.equal(last.json.result.structuredContent.code, 'rate_limited');
-      assert.equal(last.json.result.structuredContent.request_id, last.headers.get('x-request-id'));
+      const problem = refusalOf(last.json.result);
+      assert.equal(problem.code, 'rate_limited');
+      assert.equal(problem.request_id, last.headers.get('x-request-id'));
       if (era === '2026-07-28') {
         assert.equal(last.json.result.resultType, 'complete', last.text);
         assert.ok(last.json.result._meta['io.modelcontextprotocol/serverInfo'], last.text);
@@ -116,7 +125,7 @@ describe('a limit refusal is a tool result the SDK client accepts, in both eras'
         duplex: 'half',
       } as RequestInit);
     const statuses: number[] = [];
-    let refused: { result?: { isError?: boolean; structuredContent?: { code: string } } } = {};
+    let refused: { result?: unknown } = {};
     for (let i = 0; i < 5; i++) {
       const res = await chunked();
       statuses.push(res.status);
@@ -124,8 +133,7 @@ describe('a limit refusal is a tool result the SDK client accepts, in both eras'
       refused = (await res.json()) as typeof refused;
     }
     assert.deepEqual(statuses, [200, 200, 200, 200, 200]);
-    assert.equal(refused.result?.isError, true);
-    assert.equal(refused.result?.structuredContent?.code, 'rate_limited');
+    assert.equal(refusalOf(refused.result).code, 'rate_limited');
   });
 });
 
@@ -155,10 +163,10 @@ describe('arguments that are not an object: a refused tool call (invalid_request
         const res = await rpc(server, { ...bearer(key), ...headers }, message);
         assert.equal(res.status, 200, res.text);
         const result = res.json.result;
-        assert.equal(result.isError, true, res.text);
-        assert.equal(result.structuredContent.code, 'invalid_request');
-        assert.equal(result.structuredContent.status, 400);
-        assert.deepEqual(result.structuredContent.errors, [
+        const problem = refusalOf(result);
+        assert.equal(problem.code, 'invalid_request');
+        assert.equal(problem.status, 400);
+        assert.deepEqual(problem.errors, [
           { path: '(arguments)', message: `expected an object, received ${kind}` },
         ]);
         assert.match(
@@ -177,8 +185,7 @@ describe('arguments that are not an object: a refused tool call (invalid_request
         name: 'read_dataset',
         arguments: 'x' as unknown as Record<string, unknown>,
       });
-      assert.equal(result.isError, true);
-      assert.equal((result.structuredContent as { code: string }).code, 'invalid_request');
+      assert.equal(refusalOf(result).code, 'invalid_request');
     } finally {
       await connected.close();
     }

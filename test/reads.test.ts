@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { csvCell } from '../src/catalog/csv.ts';
 import { CursorCodec, planRead, quoteValue, splitValues } from '../src/catalog/read-plan.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import { rpc, toolCall } from './helpers/mcp.ts';
+import { refusalOf, rpc, toolCall } from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -253,8 +253,7 @@ describe('bounds and typed filters', () => {
         bearer(key),
         toolCall('read_dataset', { dataset: 'macro/treasury-yield-series', limit }),
       );
-      assert.equal(res.json.result.isError, true, JSON.stringify(limit));
-      assert.equal(res.json.result.structuredContent.code, 'invalid_request');
+      assert.equal(refusalOf(res.json.result).code, 'invalid_request', JSON.stringify(limit));
     }
     assert.equal((await get(`${yields}?limit=007`)).json.data.length, 7, 'leading zeros are still digits');
   });

@@ -123,7 +123,7 @@ function mcpPathItem(): Record<string, Json> {
       tags: ['mcp'],
       summary: 'MCP over Streamable HTTP, stateless: one JSON-RPC message per POST, metered like REST',
       description:
-        'Tools over the same keys, ledger and per-key limits as REST. A tools/call refused for its own reasons (402, 429, a bad argument) is answered 200 with a result that has isError and the problem fields; the cost headers come with a metered call.',
+        'Tools over the same keys, ledger and per-key limits as REST. A tools/call refused for its own reasons (402, 429, a bad argument) is answered 200 with a result that has isError, its code in the text and the problem in _meta["tmd.example/problem"]; the cost headers come with a metered call.',
       security: [{ bearer: [] }, { apiKey: [] }],
       requestBody: { required: true, content: { 'application/json': { schema: jsonRpcMessage } } },
       responses: {

@@ -1,8 +1,8 @@
 /**
  * The MCP server of one HTTP request. Stateless: every POST gets a fresh low-level `Server` bound to the
  * call the edge authenticated, so any node behind a load balancer can answer any request. The low-level
- * Server (not McpServer) lets a refused call carry the REST problem in structuredContent, bad
- * arguments included, and keeps zod parsing of each result off the hot path.
+ * Server (not McpServer) lets a refused call carry the REST problem in `_meta`, bad arguments
+ * included, and keeps zod parsing of each result off the hot path.
  */
 import {
   ProtocolError,
@@ -11,7 +11,14 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { Deps } from '../deps.ts';
-import { COST_META_KEY, createTools, type McpCall, type McpTool, refusalResult } from './tools.ts';
+import {
+  COST_META_KEY,
+  createTools,
+  type McpCall,
+  type McpTool,
+  PROBLEM_META_KEY,
+  refusalResult,
+} from './tools.ts';
 
 /**
  * The 2026-07-28 revision, served on the route's composed path (route.ts). A server built for it lists it
@@ -40,7 +47,7 @@ export function createMcpFace(deps: Deps): McpFace {
     'Datasets sold by the read, from a prepaid token wallet (1 token = 0.1 EUR).',
     'search_datasets, describe_dataset, estimate_cost and get_account are free.',
     `read_dataset and run_recipe burn tokens on success; each result states its cost in its last text line and in _meta["${COST_META_KEY}"].`,
-    'A refused call (isError) burns nothing and carries a stable code in structuredContent.code.',
+    `A refused call (isError) burns nothing and carries a stable code in its text and in _meta["${PROBLEM_META_KEY}"].code.`,
   ].join(' ');
 
   return {

@@ -30,6 +30,8 @@ const mcpFilterValue = z.union([mcpScalar, z.array(mcpScalar).max(100)]);
 
 /** The `_meta` key of a metered tool result: the four figures of the cost headers, and more. */
 export const COST_META_KEY = 'tmd.example/cost';
+/** The `_meta` key of a refused tool result: the REST problem, fields and request id included. */
+export const PROBLEM_META_KEY = 'tmd.example/problem';
 
 /** One tools/call as the edge authenticated it. */
 export interface McpCall {
@@ -127,7 +129,9 @@ function invalidArguments(tool: string, error: z.ZodError, args: unknown): AppEr
 }
 
 /**
- * A refused call as the model sees it: the REST problem in structuredContent, a sentence in text.
+ * A refused call as the model sees it: a sentence in text, the REST problem in `_meta`. No
+ * structuredContent: it would not match the tool's output schema, and clients that check it (the 1.x
+ * SDK) would throw instead of handing the refusal over.
  * `charged` is only ever true for a fault of ours after the read was served and paid for.
  */
 export function refusalResult(error: AppError, requestId: string, charged = false): CallToolResult {
@@ -142,7 +146,7 @@ export function refusalResult(error: AppError, requestId: string, charged = fals
         text: `Refused: ${problem.code} (${problem.status}). ${detail}${retry} ${charge}`,
       },
     ],
-    structuredContent: { ...problem },
+    _meta: { [PROBLEM_META_KEY]: problem },
     isError: true,
   };
 }

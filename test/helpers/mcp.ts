@@ -1,4 +1,5 @@
 /** MCP test helpers: the official SDK Client over real HTTP, raw JSON-RPC POSTs, and ledger snapshots. */
+import assert from 'node:assert/strict';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { TestResponse, TestServer } from './server.ts';
 
@@ -35,6 +36,42 @@ export async function connectClient(
   });
   await client.connect(transport);
   return { client, transport, lastHeaders: () => last, close: () => client.close() };
+}
+
+/** Where a refused tool result carries its problem (src/mcp/tools.ts). */
+export const PROBLEM_META_KEY = 'tmd.example/problem';
+
+// biome-ignore lint/suspicious/noExplicitAny: problems are asserted field by field
+type Problem = Record<string, any>;
+
+/**
+ * The problem of a refused tool call, once the result is checked to be exactly a refusal: isError, one
+ * text line naming the code and status, the problem in `_meta` and no structuredContent (which would
+ * break the tool's output schema).
+ */
+export function refusalOf(result: unknown): Problem {
+  // The 2026-07-28 encoding adds resultType and the SDK's own io.modelcontextprotocol/ _meta keys.
+  const { isError, content, _meta, resultType, ...rest } = result as {
+    isError?: unknown;
+    content?: { type: string; text: string }[];
+    _meta?: Record<string, Problem>;
+    resultType?: unknown;
+  };
+  assert.equal(isError, true, JSON.stringify(result));
+  assert.ok(resultType === undefined || resultType === 'complete', String(resultType));
+  assert.deepEqual(rest, {}, 'nothing but isError, content and _meta: no structuredContent');
+  assert.deepEqual(
+    Object.keys(_meta ?? {}).filter((name) => !name.startsWith('io.modelcontextprotocol/')),
+    [PROBLEM_META_KEY],
+  );
+  const problem = (_meta as Record<string, Problem>)[PROBLEM_META_KEY] as Problem;
+  assert.equal(content?.length, 1);
+  assert.equal(content?.[0]?.type, 'text');
+  assert.ok(
+    content?.[0]?.text.startsWith(`Refused: ${problem.code} (${problem.status}). `),
+    content?.[0]?.text,
+  );
+  return problem;
 }
 
 export function toolCall(name: string, args: Record<string, unknown>, id: number | string = 1) {
