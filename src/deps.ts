@@ -8,10 +8,11 @@ import { CursorCodec } from './catalog/read-plan.ts';
 import type { DatasetDef } from './catalog/types.ts';
 import type { Env, ServiceFile } from './config.ts';
 import { ConfigError, loadServiceFile } from './config.ts';
+import { Accounts } from './domain/accounts.ts';
 import { Authenticator } from './domain/auth.ts';
 import { Credentials } from './domain/credentials.ts';
 import { Charges } from './domain/metering.ts';
-import { makePricing, type Pricing } from './domain/pricing.ts';
+import { isP0, listCostOf, makePricing, type Pricing } from './domain/pricing.ts';
 import { DataReads } from './domain/reads.ts';
 import { Recipes } from './domain/recipes.ts';
 import { Sessions } from './domain/sessions.ts';
@@ -40,6 +41,7 @@ export interface Deps {
   credentials: Credentials;
   reads: DataReads;
   recipes: Recipes;
+  accounts: Accounts;
   /** The charges in flight, which a node that has to stop now closes (http/shutdown.ts). */
   charges: Charges;
   now: () => number;
@@ -192,7 +194,10 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const config = options.config ?? loadServiceFile(env.CONFIG_FILE);
   const datasets = options.datasets ?? loadCatalogFile(env.CATALOG_FILE).datasets;
   const pricing = makePricing(config);
-  const catalog = new Catalog(datasets, pricing);
+  const catalog = new Catalog(datasets, {
+    listCostOf: (key) => listCostOf(pricing, key),
+    isP0: (key) => isP0(pricing, key),
+  });
 
   const metrics = new Metrics();
   const log = options.log ?? processLog(env.LOG_LEVEL);
@@ -243,6 +248,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     cursors: new CursorCodec(derive(secret, 'cursor')),
   });
   const recipes = new Recipes(reads);
+  const accounts = new Accounts({ store, pricing, now, config });
   return {
     env,
     config,
@@ -256,6 +262,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     credentials,
     reads,
     recipes,
+    accounts,
     charges,
     now,
     metrics,

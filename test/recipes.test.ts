@@ -35,12 +35,13 @@ test('dow30-sandbox-smoke gives the latest close and change of all 30 constituen
   const key = await sandboxKey(server);
   const res = await server.request('GET', '/api/v1/recipes/dow30-sandbox-smoke', { headers: bearer(key) });
   assert.equal(res.status, 200, res.text);
-  assert.equal(res.json.count, 30);
+  assert.equal(res.json.meta.recipe, 'dow30-sandbox-smoke');
+  assert.equal(res.json.meta.count, 30);
   assert.deepEqual(
-    res.json.constituents.map((c: { symbol: string }) => c.symbol),
+    res.json.data.map((c: { symbol: string }) => c.symbol),
     [...DOW30],
   );
-  for (const c of res.json.constituents) {
+  for (const c of res.json.data) {
     assert.equal(typeof c.close, 'number', c.symbol);
     assert.equal(typeof c.previous_close, 'number', c.symbol);
     assert.equal(c.change, Math.round((c.close - c.previous_close) * 100) / 100);
@@ -55,11 +56,12 @@ test('calendar-tonight lists events from now to 06:00 next morning in the given 
     headers: bearer(key),
   });
   assert.equal(res.status, 200, res.text);
-  assert.equal(res.json.tz, 'Europe/Berlin');
+  assert.equal(res.json.meta.tz, 'Europe/Berlin');
   // 2026-11-21T15:00Z is 16:00 in Berlin; the window ends at 06:00 Berlin (05:00Z) the next day.
-  assert.equal(res.json.from, '2026-11-21T15:00:00.000Z');
-  assert.equal(res.json.until, '2026-11-22T05:00:00.000Z');
-  assert.ok(res.json.count > 0);
+  assert.equal(res.json.meta.from, '2026-11-21T15:00:00.000Z');
+  assert.equal(res.json.meta.until, '2026-11-22T05:00:00.000Z');
+  assert.ok(res.json.meta.count > 0);
+  assert.equal(res.json.meta.count, res.json.data.length);
   assert.equal(res.headers.get('x-request-tokens'), '0', 'public-test: notional');
   assert.equal(res.headers.get('x-token-cost'), '2');
   const bad = await server.request('GET', '/api/v1/recipes/calendar-tonight?tz=Mars/Olympus', {

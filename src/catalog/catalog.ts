@@ -1,5 +1,4 @@
 /** The catalog at run time: every priced key and alias resolved to its dataset, price and P0 status. */
-import { isP0, listCostOf, type Pricing } from '../domain/pricing.ts';
 import { csvColumnsKey } from './csv.ts';
 import type { DatasetDef } from './types.ts';
 
@@ -17,6 +16,22 @@ export interface CatalogEntry {
   csvColumns: string;
 }
 
+/** How each key is priced: the domain's pricing rules, handed in so the catalog does not depend on them. */
+export interface KeyPricing {
+  listCostOf(key: string): number;
+  isP0(key: string): boolean;
+}
+
+export interface CatalogFilters {
+  domain?: string | undefined;
+  /** true: only P0 keys; false: only the others. */
+  p0?: boolean | undefined;
+  /** Only keys whose list cost is at most this. */
+  maxCost?: number | undefined;
+  /** Words that must all appear in the key, title or description. */
+  q?: string | undefined;
+}
+
 export class Catalog {
   readonly #entries = new Map<string, CatalogEntry>();
   readonly datasets: readonly DatasetDef[];
@@ -24,7 +39,7 @@ export class Catalog {
   /** Each dataset's words (key, title, description), for suggestions by words. */
   readonly #words: { key: string; words: Set<string> }[];
 
-  constructor(datasets: readonly DatasetDef[], pricing: Pricing) {
+  constructor(datasets: readonly DatasetDef[], pricing: KeyPricing) {
     this.datasets = datasets;
     this.#words = datasets.map((d) => ({
       key: d.key,
@@ -40,8 +55,8 @@ export class Catalog {
           domain: key.slice(0, slash),
           name: key.slice(slash + 1),
           dataset,
-          listCost: listCostOf(pricing, key),
-          p0: isP0(pricing, key),
+          listCost: pricing.listCostOf(key),
+          p0: pricing.isP0(key),
           columns,
           csvColumns,
         });
@@ -55,6 +70,20 @@ export class Catalog {
 
   entries(): CatalogEntry[] {
     return [...this.#entries.values()].sort((a, b) => a.key.localeCompare(b.key));
+  }
+
+  /** The catalog search behind GET /api/v1/catalog and the MCP search_datasets tool. */
+  search(filters: CatalogFilters): CatalogEntry[] {
+    const { domain, p0, maxCost, q } = filters;
+    const words = (q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+    return this.entries()
+      .filter((e) => domain === undefined || e.domain === domain)
+      .filter((e) => p0 === undefined || e.p0 === p0)
+      .filter((e) => maxCost === undefined || e.listCost <= maxCost)
+      .filter((e) => {
+        const text = `${e.key} ${e.dataset.title} ${e.dataset.description}`.toLowerCase();
+        return words.every((w) => text.includes(w));
+      });
   }
 
   /**

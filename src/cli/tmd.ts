@@ -25,8 +25,10 @@ import {
   tokenAmount,
 } from '../domain/operator.ts';
 import { AppError } from '../errors.ts';
-import { presentAccountView, presentEntry, presentKey } from '../http/present.ts';
-import { keyExpiry, label } from '../http/schemas.ts';
+import { presentAccountView } from '../views/accounts.ts';
+import { keyExpiry, label } from '../views/common.ts';
+import { presentKey } from '../views/keys.ts';
+import { presentLedgerEntry } from '../views/ledger.ts';
 
 /** A file's text; bytes that are not UTF-8 refuse the import rather than turning into U+FFFD. */
 function readUtf8(file: string): string {
@@ -217,7 +219,7 @@ async function dispatch(deps: Deps, io: CliIo, argv: string[]): Promise<void> {
         print(io, {
           account: presentAccountView(deps.config, await operator.view(account), now()),
           monthly_credit: monthlyCredit
-            ? { ...presentEntry(monthlyCredit.entry), duplicate: monthlyCredit.duplicate }
+            ? { ...presentLedgerEntry(monthlyCredit.entry), duplicate: monthlyCredit.duplicate }
             : null,
         });
         return;
@@ -257,7 +259,7 @@ async function dispatch(deps: Deps, io: CliIo, argv: string[]): Promise<void> {
         actor: 'cli',
       });
       print(io, {
-        entry: presentEntry(outcome.entry),
+        entry: presentLedgerEntry(outcome.entry),
         balance: formatMicros(outcome.balanceMicros),
         replayed: outcome.duplicate,
       });

@@ -136,7 +136,13 @@ export class Credentials {
     password: string,
     clientIp: string,
   ): Promise<
-    IssuedKey & { account: AccountRecord; created: boolean; rotated: boolean; grantCredited: boolean }
+    IssuedKey & {
+      account: AccountRecord;
+      created: boolean;
+      rotated: boolean;
+      grantCredited: boolean;
+      balanceMicros: bigint;
+    }
   > {
     const { config, store } = this.#deps;
     const fpt = config.pricing.free_public_test;
@@ -215,7 +221,9 @@ export class Credentials {
             k.kind === 'public_test' && k.revokedAt === null && (k.expiresAt === null || k.expiresAt > now),
         );
     await store.replaceKeys(account.id, 'public_test', record, now);
+    const wallet = await store.getWallet(account.walletId);
     return {
+      balanceMicros: wallet?.balanceMicros ?? 0n,
       secret: fresh.secret,
       record,
       account,

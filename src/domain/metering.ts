@@ -8,8 +8,8 @@ import { AppError, serviceUnavailable } from '../errors.ts';
 import type { Store, UsageOutcome } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { formatMicros, tokensToMicros } from './money.ts';
-import { costEur, type Pricing, priceRead, tierFor, utcMonth } from './pricing.ts';
-import { spendCapsOf, spendingCapReached } from './spending-caps.ts';
+import { type Pricing, priceRead, tierFor, utcMonth } from './pricing.ts';
+import { capThatWouldRefuse, spendCapsOf, spendingCapReached } from './spending-caps.ts';
 
 export interface MeteredItem {
   /** The dataset key read. */
@@ -135,6 +135,70 @@ function insufficient(required: bigint, balance: bigint): AppError {
   );
 }
 
+/** Whether an early_bird session's read that the wallet cannot cover is served at zero burn. */
+function grandfathers(caller: Caller, options: MeterOptions): boolean {
+  return options.grandfather !== false && caller.kind === 'session' && caller.account?.plan === 'early_bird';
+}
+
+/** What a read would cost a caller now, and the refusal it would get, without reading or burning. */
+export interface Estimate {
+  /** The dataset key, or `recipe:<name>`. */
+  target: string;
+  listCost: number;
+  /** After the tier discount and the Terminal surcharge; notional for a public-test key on P0 data. */
+  costMicros: bigint;
+  /** What the read would burn: 0 for a public-test key, for a grandfathered read and when not entitled. */
+  burnMicros: bigint;
+  entitled: boolean;
+  balanceMicros: bigint;
+  /** The balance after such a read; the balance itself when the read would be refused. */
+  balanceAfterMicros: bigint;
+  /** The refusal such a read would get now (402 not_entitled, insufficient_tokens, spending_cap_reached). */
+  refusal: AppError | null;
+}
+
+/**
+ * The forecast of `meter()` for the same items: the same refusals in the same order (entitlement, the
+ * wallet's balance, then the key's spending caps as the debit checks them), on the wallet as it is now.
+ */
+export async function estimate(
+  deps: MeterDeps,
+  caller: Caller,
+  target: string,
+  items: readonly MeteredItem[],
+  options: MeterOptions = {},
+): Promise<Estimate> {
+  const now = deps.now();
+  const wallet = (await deps.store.getWallet(caller.wallet.id)) ?? caller.wallet;
+  const current = { ...caller, wallet };
+  const q = quote(deps, current, items);
+  const balance = wallet.balanceMicros;
+  let refusal: AppError | null = null;
+  try {
+    assertEntitled(current, items);
+  } catch (error) {
+    refusal = error as AppError;
+  }
+  let burn = q.entitled ? q.burnMicros : 0n;
+  const short = refusal === null && burn > balance;
+  if (short && !grandfathers(current, options)) refusal = insufficient(burn, balance);
+  if (refusal === null && burn > 0n) {
+    const cap = await capThatWouldRefuse(deps.store, caller.key, burn, now);
+    if (cap) refusal = spendingCapReached(cap, burn, now);
+  }
+  if (refusal === null && short) burn = 0n;
+  return {
+    target,
+    listCost: q.listCost,
+    costMicros: q.costMicros,
+    burnMicros: burn,
+    entitled: q.entitled,
+    balanceMicros: balance,
+    balanceAfterMicros: refusal === null ? balance - burn : balance,
+    refusal,
+  };
+}
+
 export async function meter<T>(
   deps: MeterDeps,
   caller: Caller,
@@ -148,8 +212,7 @@ export async function meter<T>(
   assertEntitled(caller, items);
   const now = deps.now();
   const { listCost, costMicros, burnMicros } = quote(deps, caller, items);
-  const grandfatherable =
-    options.grandfather !== false && caller.kind === 'session' && caller.account?.plan === 'early_bird';
+  const grandfatherable = grandfathers(caller, options);
 
   if (burnMicros > 0n && caller.wallet.balanceMicros < burnMicros && !grandfatherable) {
     // The caller's wallet may come from the key cache: a top-up made elsewhere (another node, `tmd
@@ -209,14 +272,4 @@ export async function meter<T>(
     };
   }
   throw insufficient(burnMicros, debit.balanceMicros);
-}
-
-/** The four cost headers of DECISIONS, as exact decimal strings. */
-export function costHeaders(pricing: Pricing, cost: CostFigures): Record<string, string> {
-  return {
-    'x-token-cost': formatMicros(cost.costMicros),
-    'x-request-tokens': formatMicros(cost.burnedMicros),
-    'x-request-cost-eur': costEur(pricing, cost.burnedMicros),
-    'x-credits-remaining': formatMicros(cost.balanceMicros),
-  };
 }

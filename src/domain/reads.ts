@@ -6,7 +6,7 @@ import type { Row } from '../catalog/types.ts';
 import { AppError } from '../errors.ts';
 import type { RowSource, StoredPage, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
-import { type MeterDeps, type Metered, meter } from './metering.ts';
+import { type Estimate, estimate, type MeterDeps, type Metered, meter } from './metering.ts';
 
 interface ReadBase {
   entry: CatalogEntry;
@@ -142,6 +142,14 @@ export class DataReads {
 
   get meterDeps(): MeterDeps {
     return this.#deps;
+  }
+
+  /** What one read of this dataset would cost the caller now, and whether it would be refused. */
+  async estimate(caller: Caller, key: string): Promise<Estimate> {
+    const entry = this.resolve(key);
+    return estimate(this.#deps, caller, entry.key, [
+      { label: entry.key, listCost: entry.listCost, p0: entry.p0 },
+    ]);
   }
 
   async read(

@@ -2,7 +2,7 @@
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { AppError } from '../errors.ts';
 import type { Caller } from './caller.ts';
-import { type Metered, meter } from './metering.ts';
+import { type Estimate, estimate, type Metered, meter } from './metering.ts';
 import { type DataReads, parseRow } from './reads.ts';
 
 export const DOW30 = [
@@ -143,6 +143,21 @@ export class Recipes {
 
   #entries(recipe: RecipeInfo): CatalogEntry[] {
     return recipe.reads.map((key) => this.#reads.resolve(key));
+  }
+
+  /** List cost of one run: the sum of its reads' list costs. */
+  listCost(name: string): number {
+    return this.#entries(this.info(name)).reduce((sum, e) => sum + e.listCost, 0);
+  }
+
+  /** What one run would cost the caller now, and whether it would be refused. */
+  async estimate(caller: Caller, name: string): Promise<Estimate> {
+    const items = this.#entries(this.info(name)).map((e) => ({
+      label: e.key,
+      listCost: e.listCost,
+      p0: e.p0,
+    }));
+    return estimate(this.#reads.meterDeps, caller, `recipe:${name}`, items);
   }
 
   async run(

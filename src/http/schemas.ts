@@ -4,13 +4,6 @@ import { type ErrorCode, errorCatalogue } from '../errors.ts';
 import type { AuthMode } from './auth-hook.ts';
 import { problemSchema } from './problem.ts';
 
-/** Free text a client names things with (a key's name, a memo): stored as given, so no control characters. */
-export const label = (max: number) =>
-  z
-    .string()
-    .max(max)
-    .regex(/^\P{Cc}*$/u, 'must not contain control characters');
-
 /**
  * A whole number in a query string: digits only ('' and 0x10 are not numbers, as z.coerce would take
  * them for 0 and 16), then bounded.
@@ -28,20 +21,6 @@ export const queryInt = (min: number, max: number, defaultValue?: number) =>
       maximum: max,
       ...(defaultValue !== undefined && { default: defaultValue }),
     });
-
-/** A key's expiry: an ISO 8601 time with its zone, Z or an offset (never the server's local time). */
-export const keyExpiry = z.iso
-  .datetime({ offset: true })
-  .refine((v) => Date.parse(v) < Date.UTC(10000, 0, 1), 'must be before the year 10000')
-  .optional()
-  .describe(
-    'Optional expiry, an ISO 8601 time with Z or an offset (2027-01-01T00:00:00+01:00); never by default.',
-  );
-
-export const tokens = z
-  .string()
-  .regex(/^-?\d+(\.\d{1,6})?$/)
-  .describe('An exact token amount as a decimal string.');
 
 /**
  * The problem body, documented once (components.schemas.Problem) with what each extra member is for;
@@ -108,21 +87,3 @@ export function problems(...codes: ErrorCode[]) {
   }
   return out;
 }
-
-export const keyOut = z.object({
-  id: z.string(),
-  kind: z.enum(['sandbox', 'public_test', 'live']),
-  prefix: z.string().describe('The first characters of the key, to tell keys apart.'),
-  name: z.string().nullable(),
-  created_at: z.string(),
-  expires_at: z.string().nullable(),
-  revoked_at: z.string().nullable(),
-  status: z.enum(['active', 'expired', 'revoked']),
-  spending_caps: z
-    .object({ daily: tokens.nullable(), monthly: tokens.nullable() })
-    .describe('Tokens this key may burn per UTC day and month; null for no cap.'),
-});
-
-export const issuedKeyOut = keyOut.extend({
-  key: z.string().describe('The key itself. It is shown once, now; only its SHA-256 digest is stored.'),
-});

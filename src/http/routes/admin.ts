@@ -17,10 +17,13 @@ import {
   tokenAmount,
 } from '../../domain/operator.ts';
 import { AppError } from '../../errors.ts';
+import { presentAccountView } from '../../views/accounts.ts';
+import { keyExpiry, label, tokens } from '../../views/common.ts';
+import { issuedKeyOut, keyOut, presentKey } from '../../views/keys.ts';
+import { presentLedgerEntry } from '../../views/ledger.ts';
 import type { TypedApp } from '../app.ts';
 import { SESSION_COOKIE } from '../auth-hook.ts';
-import { presentAccountView, presentEntry, presentKey } from '../present.ts';
-import { bodyCodes, edge, issuedKeyOut, keyExpiry, keyOut, label, problems, tokens } from '../schemas.ts';
+import { bodyCodes, edge, problems } from '../schemas.ts';
 
 const ADMIN_CHALLENGE = 'Bearer realm="token-metered-data-admin"';
 const credentialShape = /^tmd_|^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -211,7 +214,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
       return {
         account: present(await operator.view(account)),
         monthly_credit: monthlyCredit
-          ? { ...presentEntry(monthlyCredit.entry), duplicate: monthlyCredit.duplicate }
+          ? { ...presentLedgerEntry(monthlyCredit.entry), duplicate: monthlyCredit.duplicate }
           : null,
       };
     },
@@ -294,7 +297,7 @@ export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
       });
       if (outcome.duplicate) reply.header('idempotent-replayed', 'true');
       reply.code(outcome.duplicate ? 200 : 201);
-      return { entry: presentEntry(outcome.entry), balance: formatMicros(outcome.balanceMicros) };
+      return { entry: presentLedgerEntry(outcome.entry), balance: formatMicros(outcome.balanceMicros) };
     },
   );
 

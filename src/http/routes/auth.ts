@@ -3,10 +3,11 @@ import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { AppError } from '../../errors.ts';
+import { iso, tokens } from '../../views/common.ts';
+import { issuedKeyOut, presentKey } from '../../views/keys.ts';
 import type { TypedApp } from '../app.ts';
 import { CLEAR_SESSION_COOKIE, SESSION_COOKIE } from '../auth-hook.ts';
-import { iso, presentKey } from '../present.ts';
-import { bodyCodes, edge, issuedKeyOut, problems, tokens } from '../schemas.ts';
+import { bodyCodes, edge, problems } from '../schemas.ts';
 import { baseUrlOf } from './meta.ts';
 
 const credentialsBody = z.strictObject({
@@ -100,7 +101,6 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
         request.body.password,
         request.ip,
       );
-      const wallet = await deps.store.getWallet(result.account.walletId);
       reply.code(result.created ? 201 : 200).header('cache-control', 'no-store');
       return {
         ...presentKey(result.record, deps.now()),
@@ -109,7 +109,7 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
         window_ends_at: iso(deps.credentials.publicTestWindowEnd(result.account)) as string,
         grant_credited: result.grantCredited,
         rotated: result.rotated,
-        balance: formatMicros(wallet?.balanceMicros ?? 0n),
+        balance: formatMicros(result.balanceMicros),
       };
     },
   );

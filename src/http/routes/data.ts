@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { csvLine } from '../../catalog/csv.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, type ReadParams, readOptionsShape } from '../../catalog/read-plan.ts';
 import type { Deps } from '../../deps.ts';
-import { costHeaders, type Metered } from '../../domain/metering.ts';
-import type { Pricing } from '../../domain/pricing.ts';
+import type { Metered } from '../../domain/metering.ts';
 import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { AppError } from '../../errors.ts';
+import { costHeaders, costView } from '../../views/cost.ts';
+import { readEnvelope, readMeta } from '../../views/reads.ts';
 import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
-import { edge, problems, queryInt, tokens } from '../schemas.ts';
+import { edge, problems, queryInt } from '../schemas.ts';
 
 export const filterValue = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)]);
 
@@ -100,29 +101,6 @@ function wantsCsv(request: FastifyRequest, format: string | undefined): boolean 
   return chooseType(request.headers.accept, ['application/json', 'text/csv']) === 'text/csv';
 }
 
-/** The `meta` of a JSON read, shared by REST and the MCP read_dataset tool. */
-export function readMeta(pricing: Pricing, result: Metered<ReadResult>) {
-  const { value, cost } = result;
-  const figures = costHeaders(pricing, cost);
-  return {
-    dataset: value.entry.key,
-    canonical_key: value.entry.dataset.key,
-    count: value.count,
-    next_cursor: value.nextCursor,
-    fields: value.fields ?? [...value.entry.columns],
-    time_field: value.entry.dataset.time_field,
-    sample: value.source === 'sample',
-    ...(value.source === 'sample' ? { notice: 'Generated sample data, not real observations.' } : {}),
-    cost: {
-      list_tokens: String(value.entry.listCost),
-      token_cost: figures['x-token-cost'],
-      tokens_burned: figures['x-request-tokens'],
-      credits_remaining: figures['x-credits-remaining'],
-      outcome: cost.outcome,
-    },
-  };
-}
-
 export function sendRead(
   deps: Deps,
   reply: FastifyReply,
@@ -130,7 +108,7 @@ export function sendRead(
   csv: boolean,
 ): FastifyReply {
   const { value, cost } = result;
-  reply.headers(costHeaders(deps.pricing, cost));
+  reply.headers(costHeaders(costView(deps.pricing, cost)));
   reply.header('x-data-sample', String(value.source === 'sample'));
   if (csv) {
     const columns = value.fields ?? value.entry.columns;
@@ -161,28 +139,6 @@ export function sendRead(
     .type('application/json; charset=utf-8')
     .send(`{"data":[${data}],"meta":${JSON.stringify(meta)}}`);
 }
-
-/** The JSON envelope of a read: REST's 200 body and the MCP read_dataset structured result. */
-export const readEnvelope = z.object({
-  data: z.array(z.record(z.string(), z.unknown())),
-  meta: z.object({
-    dataset: z.string(),
-    canonical_key: z.string(),
-    count: z.int(),
-    next_cursor: z.string().nullable(),
-    fields: z.array(z.string()),
-    time_field: z.string(),
-    sample: z.boolean(),
-    notice: z.string().optional(),
-    cost: z.object({
-      list_tokens: tokens,
-      token_cost: tokens,
-      tokens_burned: tokens,
-      credits_remaining: tokens,
-      outcome: z.enum(['charged', 'notional', 'grandfathered']),
-    }),
-  }),
-});
 
 export function registerDataRoutes(app: TypedApp, deps: Deps): void {
   app.get(

@@ -5,8 +5,8 @@ import { csvLine } from '../../catalog/csv.ts';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { DataExports, EXPORT_ROWS_PER_UNIT } from '../../domain/export.ts';
-import { costHeaders } from '../../domain/metering.ts';
 import { projectRow, storedCsvLines } from '../../domain/reads.ts';
+import { costHeaders, costView } from '../../views/cost.ts';
 import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
 import type { CutOutcome, OpenExports } from '../open-exports.ts';
@@ -133,7 +133,7 @@ export function registerExportRoutes(app: TypedApp, deps: Deps, openExports: Ope
         new Promise((resolve) => response.once('close', resolve)),
       );
       reply
-        .headers(costHeaders(deps.pricing, started.cost))
+        .headers(costHeaders(costView(deps.pricing, started.cost)))
         .header('x-export-rows', String(rows))
         .header('x-data-sample', String(source === 'sample'))
         .header(

@@ -4,9 +4,10 @@ import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { capAmount, Operator } from '../../domain/operator.ts';
 import { AppError } from '../../errors.ts';
+import { keyExpiry, label } from '../../views/common.ts';
+import { issuedKeyOut, keyOut, presentKey } from '../../views/keys.ts';
 import type { TypedApp } from '../app.ts';
-import { presentKey } from '../present.ts';
-import { bodyCodes, edge, issuedKeyOut, keyExpiry, keyOut, label, problems } from '../schemas.ts';
+import { bodyCodes, edge, problems } from '../schemas.ts';
 
 function accountOf(caller: Caller | null) {
   if (!caller?.account) throw new AppError('forbidden', 'Keys are managed by a logged-in account session.');
@@ -56,13 +57,17 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
         tags: ['keys'],
         summary: 'List the account keys (never the key strings)',
         security,
-        response: { 200: z.object({ data: z.array(keyOut) }), ...problems(...sessionRefusals) },
+        response: {
+          200: z.object({ data: z.array(keyOut), meta: z.object({ count: z.int() }) }),
+          ...problems(...sessionRefusals),
+        },
       },
     },
     async (request) => {
-      const account = accountOf(request.caller);
       const now = deps.now();
-      return { data: (await deps.store.listKeys(account.id)).map((k) => presentKey(k, now)) };
+      accountOf(request.caller);
+      const keys = await deps.accounts.keys(request.caller as Caller);
+      return { data: keys.map((k) => presentKey(k, now)), meta: { count: keys.length } };
     },
   );
 

@@ -2,82 +2,11 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { limitsFor } from '../../domain/limits-policy.ts';
-import { burnedThisMonth, tierOf } from '../../domain/metering.ts';
-import { formatMicros, MICROS_PER_TOKEN } from '../../domain/money.ts';
-import { entitlementsOf } from '../../domain/packages.ts';
-import { nextTier } from '../../domain/pricing.ts';
-import { AppError } from '../../errors.ts';
+import { accountOut, presentAccount } from '../../views/accounts.ts';
+import { tokens } from '../../views/common.ts';
+import { presentUsage } from '../../views/ledger.ts';
 import type { TypedApp } from '../app.ts';
-import { iso } from '../present.ts';
-import { edge, problems, queryInt, tokens } from '../schemas.ts';
-
-/** Who is calling and what they hold: REST's GET /api/v1/me and the MCP get_account tool. */
-export const accountOut = z.object({
-  credential: z.object({
-    kind: z.enum(['sandbox', 'public_test', 'live', 'session']),
-    key_id: z.string().nullable(),
-    expires_at: z.string().nullable(),
-  }),
-  account: z
-    .object({
-      id: z.string(),
-      email: z.string().nullable(),
-      plan: z.string(),
-      package: z.string().nullable(),
-      entitlements: z
-        .object({
-          bulk_export: z.boolean(),
-          analysis_assistant: z.boolean(),
-          mcp_included: z.boolean(),
-          spending_caps: z.boolean(),
-        })
-        .describe(
-          "What the account's package brings beyond reads (analysis_assistant is a Terminal feature).",
-        ),
-      created_at: z.string(),
-    })
-    .nullable(),
-  wallet: z.object({ id: z.string(), balance: tokens }),
-  burned_this_month: tokens,
-  tier: z.looseObject({ level: z.int(), name: z.string(), discount_pct: z.number() }),
-  next_tier: z.looseObject({ level: z.int(), tokens_needed: tokens }).nullable(),
-  limits: z.object({
-    per_minute: z.int(),
-    per_day: z.int().nullable(),
-    concurrent: z.int(),
-    ip_fence: z.boolean(),
-  }),
-});
-
-export async function presentAccount(deps: Deps, caller: Caller): Promise<z.infer<typeof accountOut>> {
-  const now = deps.now();
-  const wallet = (await deps.store.getWallet(caller.wallet.id)) ?? caller.wallet;
-  const fresh = { ...caller, wallet };
-  const tier = tierOf(deps.reads.meterDeps, fresh, now);
-  const burned = burnedThisMonth(fresh, now);
-  const next = caller.kind === 'sandbox' ? null : nextTier(deps.pricing, tier);
-  return {
-    credential: { kind: caller.kind, key_id: caller.key?.id ?? null, expires_at: iso(caller.expiresAt) },
-    account: caller.account
-      ? {
-          id: caller.account.id,
-          email: caller.account.email,
-          plan: caller.account.plan,
-          package: caller.account.packageId,
-          entitlements: entitlementsOf(deps.config, caller.account),
-          created_at: iso(caller.account.createdAt) as string,
-        }
-      : null,
-    wallet: { id: wallet.id, balance: formatMicros(wallet.balanceMicros) },
-    burned_this_month: formatMicros(burned),
-    tier,
-    next_tier: next
-      ? { ...next, tokens_needed: formatMicros(BigInt(next.min_tokens) * MICROS_PER_TOKEN - burned) }
-      : null,
-    limits: limitsFor(deps.config, deps.reads.meterDeps, fresh, now),
-  };
-}
+import { edge, problems, queryInt } from '../schemas.ts';
 
 export function registerMeRoutes(app: TypedApp, deps: Deps): void {
   app.get(
@@ -95,7 +24,7 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
         },
       },
     },
-    async (request) => presentAccount(deps, request.caller as Caller),
+    async (request) => presentAccount(await deps.accounts.snapshot(request.caller as Caller)),
   );
 
   app.get(
@@ -135,42 +64,12 @@ export function registerMeRoutes(app: TypedApp, deps: Deps): void {
       },
     },
     async (request) => {
-      const caller = request.caller as Caller;
-      // Accounts see every key's usage; an account-less sandbox key sees its own.
-      const scope = caller.account
-        ? { accountId: caller.account.id }
-        : caller.key
-          ? { keyId: caller.key.id }
-          : null;
-      if (!scope) throw new AppError('forbidden', 'No usage to show for this credential.');
-      const cursor = request.query.cursor;
-      if (cursor !== undefined && !/^[1-9]\d{0,17}$/.test(cursor)) {
-        throw new AppError(
-          'invalid_cursor',
-          'The cursor is not one this endpoint gave: pass meta.next_cursor unchanged.',
-        );
-      }
-      const events = await deps.store.listUsage(scope, cursor ?? null, request.query.limit + 1);
-      const page = events.slice(0, request.query.limit);
-      return {
-        data: page.map((e) => ({
-          id: e.id,
-          at: iso(e.at) as string,
-          request_id: e.requestId,
-          key_id: e.keyId,
-          dataset: e.dataset,
-          channel: e.channel,
-          list_cost: formatMicros(e.listCostMicros),
-          token_cost: formatMicros(e.costMicros),
-          tokens_burned: formatMicros(e.burnedMicros),
-          outcome: e.outcome,
-          rows: e.rows,
-        })),
-        meta: {
-          count: page.length,
-          next_cursor: events.length > page.length ? (page.at(-1)?.id ?? null) : null,
-        },
-      };
+      const { events, nextCursor } = await deps.accounts.usage(
+        request.caller as Caller,
+        request.query.cursor,
+        request.query.limit,
+      );
+      return { data: events.map(presentUsage), meta: { count: events.length, next_cursor: nextCursor } };
     },
   );
 }

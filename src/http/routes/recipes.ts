@@ -1,15 +1,13 @@
 /** Recipes: a list (free) and each recipe (metered once, as the sum of its reads' list costs). */
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
-import { costHeaders } from '../../domain/metering.ts';
 import { recipes } from '../../domain/recipes.ts';
 import { AppError } from '../../errors.ts';
+import { costHeaders, costView } from '../../views/cost.ts';
+import { presentRecipeInfo, presentRecipeResult, recipeInfoOut, recipeOut } from '../../views/recipes.ts';
 import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
 import { edge, problems } from '../schemas.ts';
-
-/** A recipe's answer: REST's 200 body and the MCP run_recipe structured result. */
-export const recipeOut = z.looseObject({ recipe: z.string(), count: z.int() });
 
 export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
   app.get(
@@ -20,35 +18,20 @@ export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
         tags: ['recipes'],
         summary: 'The recipes, what each reads and what it costs (free to call)',
         response: {
-          200: z.object({
-            data: z.array(
-              z.object({
-                name: z.string(),
-                path: z.string(),
-                title: z.string(),
-                description: z.string(),
-                reads: z.array(z.string()),
-                list_cost: z.int(),
-                p0: z.boolean(),
-                parameters: z.array(
-                  z.object({ name: z.string(), description: z.string(), default: z.string().nullable() }),
-                ),
-              }),
-            ),
-          }),
+          200: z.object({ data: z.array(recipeInfoOut), meta: z.object({ count: z.int() }) }),
           ...problems(...edge.optional),
         },
       },
     },
     async () => ({
-      data: recipes.map((r) => {
-        const entries = r.reads.map((key) => deps.reads.resolve(key));
-        return {
-          ...r,
-          list_cost: entries.reduce((sum, e) => sum + e.listCost, 0),
-          p0: entries.every((e) => e.p0),
-        };
-      }),
+      data: recipes.map((r) =>
+        presentRecipeInfo(
+          r,
+          deps.recipes.listCost(r.name),
+          r.reads.every((key) => deps.reads.resolve(key).p0),
+        ),
+      ),
+      meta: { count: recipes.length },
     }),
   );
 
@@ -90,8 +73,8 @@ export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
       const result = await deps.recipes.run(caller, request.id, request.params.name, {
         tz: request.query.tz,
       });
-      reply.headers(costHeaders(deps.pricing, result.cost));
-      return result.value;
+      reply.headers(costHeaders(costView(deps.pricing, result.cost)));
+      return presentRecipeResult(result.value);
     },
   );
 }

@@ -1,0 +1,92 @@
+/** Self-service: what a caller holds and spent. The faces present these values; none reads the store. */
+import type { ServiceFile, Tier } from '../config.ts';
+import { AppError } from '../errors.ts';
+import type { KeyRecord, LedgerEntry, UsageEvent, WalletRecord } from '../store/port.ts';
+import type { Caller } from './caller.ts';
+import { type CallerLimits, limitsFor } from './limits-policy.ts';
+import { burnedThisMonth, type MeterDeps, tierOf } from './metering.ts';
+import { MICROS_PER_TOKEN } from './money.ts';
+import { type Entitlements, entitlementsOf } from './packages.ts';
+import { nextTier } from './pricing.ts';
+
+export interface AccountSnapshot {
+  caller: Caller;
+  /** The wallet as it is now (the caller's copy may come from the key cache). */
+  wallet: WalletRecord;
+  burnedMicros: bigint;
+  tier: Tier;
+  next: { tier: Tier; tokensNeededMicros: bigint } | null;
+  limits: CallerLimits;
+  entitlements: Entitlements | null;
+}
+
+export interface AccountsDeps extends MeterDeps {
+  config: ServiceFile;
+}
+
+export class Accounts {
+  readonly #deps: AccountsDeps;
+
+  constructor(deps: AccountsDeps) {
+    this.#deps = deps;
+  }
+
+  /** The caller's wallet read now: tier and balance move with every burn. */
+  async current(caller: Caller): Promise<Caller> {
+    const wallet = await this.#deps.store.getWallet(caller.wallet.id);
+    return wallet ? { ...caller, wallet } : caller;
+  }
+
+  async snapshot(caller: Caller): Promise<AccountSnapshot> {
+    const now = this.#deps.now();
+    const fresh = await this.current(caller);
+    const tier = tierOf(this.#deps, fresh, now);
+    const burnedMicros = burnedThisMonth(fresh, now);
+    const next = caller.kind === 'sandbox' ? null : nextTier(this.#deps.pricing, tier);
+    return {
+      caller: fresh,
+      wallet: fresh.wallet,
+      burnedMicros,
+      tier,
+      next: next
+        ? { tier: next, tokensNeededMicros: BigInt(next.min_tokens) * MICROS_PER_TOKEN - burnedMicros }
+        : null,
+      limits: limitsFor(this.#deps.config, this.#deps, fresh, now),
+      entitlements: caller.account ? entitlementsOf(this.#deps.config, caller.account) : null,
+    };
+  }
+
+  /** Usage events, newest first: an account's every key, or an account-less sandbox key's own. */
+  async usage(
+    caller: Caller,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<{ events: UsageEvent[]; nextCursor: string | null }> {
+    const scope = caller.account
+      ? { accountId: caller.account.id }
+      : caller.key
+        ? { keyId: caller.key.id }
+        : null;
+    if (!scope) throw new AppError('forbidden', 'No usage to show for this credential.');
+    if (cursor !== undefined && !/^[1-9]\d{0,17}$/.test(cursor)) {
+      throw new AppError(
+        'invalid_cursor',
+        'The cursor is not one this endpoint gave: pass meta.next_cursor unchanged.',
+      );
+    }
+    const events = await this.#deps.store.listUsage(scope, cursor ?? null, limit + 1);
+    const page = events.slice(0, limit);
+    return { events: page, nextCursor: events.length > page.length ? (page.at(-1)?.id ?? null) : null };
+  }
+
+  /** The keys of the caller's account. */
+  async keys(caller: Caller): Promise<KeyRecord[]> {
+    if (!caller.account) throw new AppError('forbidden', 'This credential has no account and so no keys.');
+    return this.#deps.store.listKeys(caller.account.id);
+  }
+
+  /** The ledger entries of the caller's wallet, oldest first. */
+  async ledger(caller: Caller): Promise<LedgerEntry[]> {
+    return this.#deps.store.listEntries(caller.wallet.id);
+  }
+}

@@ -1,0 +1,85 @@
+/** An account as its holder sees it (GET /api/v1/me, get_account) and as operators see it. */
+import { z } from 'zod';
+import type { ServiceFile } from '../config.ts';
+import type { AccountSnapshot } from '../domain/accounts.ts';
+import { formatMicros } from '../domain/money.ts';
+import type { AccountView } from '../domain/operator.ts';
+import { entitlementsOf } from '../domain/packages.ts';
+import { iso, tokens } from './common.ts';
+import { presentKey } from './keys.ts';
+
+export const accountOut = z.object({
+  credential: z.object({
+    kind: z.enum(['sandbox', 'public_test', 'live', 'session']),
+    key_id: z.string().nullable(),
+    expires_at: z.string().nullable(),
+  }),
+  account: z
+    .object({
+      id: z.string(),
+      email: z.string().nullable(),
+      plan: z.string(),
+      package: z.string().nullable(),
+      entitlements: z
+        .object({
+          bulk_export: z.boolean(),
+          analysis_assistant: z.boolean(),
+          mcp_included: z.boolean(),
+          spending_caps: z.boolean(),
+        })
+        .describe(
+          "What the account's package brings beyond reads (analysis_assistant is a Terminal feature).",
+        ),
+      created_at: z.string(),
+    })
+    .nullable(),
+  wallet: z.object({ id: z.string(), balance: tokens }),
+  burned_this_month: tokens,
+  tier: z.looseObject({ level: z.int(), name: z.string(), discount_pct: z.number() }),
+  next_tier: z.looseObject({ level: z.int(), tokens_needed: tokens }).nullable(),
+  limits: z.object({
+    per_minute: z.int(),
+    per_day: z.int().nullable(),
+    concurrent: z.int(),
+    ip_fence: z.boolean(),
+  }),
+});
+
+export function presentAccount(s: AccountSnapshot): z.infer<typeof accountOut> {
+  const { caller } = s;
+  return {
+    credential: { kind: caller.kind, key_id: caller.key?.id ?? null, expires_at: iso(caller.expiresAt) },
+    account:
+      caller.account && s.entitlements
+        ? {
+            id: caller.account.id,
+            email: caller.account.email,
+            plan: caller.account.plan,
+            package: caller.account.packageId,
+            entitlements: s.entitlements,
+            created_at: iso(caller.account.createdAt) as string,
+          }
+        : null,
+    wallet: { id: s.wallet.id, balance: formatMicros(s.wallet.balanceMicros) },
+    burned_this_month: formatMicros(s.burnedMicros),
+    tier: s.tier,
+    next_tier: s.next ? { ...s.next.tier, tokens_needed: formatMicros(s.next.tokensNeededMicros) } : null,
+    limits: s.limits,
+  };
+}
+
+/** An account as operators see it (admin API and `tmd`). */
+export function presentAccountView(config: ServiceFile, view: AccountView, now: number) {
+  return {
+    id: view.account.id,
+    email: view.account.email,
+    plan: view.account.plan,
+    early_bird_eligible: view.earlyBirdEligible,
+    package: view.account.packageId,
+    entitlements: entitlementsOf(config, view.account),
+    created_at: iso(view.account.createdAt) as string,
+    public_test_started_at: iso(view.account.publicTestStartedAt),
+    wallet: { id: view.account.walletId, balance: formatMicros(view.balanceMicros) },
+    keys: view.keys.map((k) => presentKey(k, now)),
+  };
+}

@@ -1,0 +1,74 @@
+/** Datasets as clients see them: the catalog list, one dataset's description, an example read. */
+import { z } from 'zod';
+import type { CatalogEntry } from '../catalog/catalog.ts';
+import { quoteValue } from '../catalog/read-plan.ts';
+import { fieldTypes } from '../catalog/types.ts';
+
+export const entryOut = z.object({
+  key: z.string(),
+  domain: z.string(),
+  name: z.string(),
+  title: z.string(),
+  description: z.string(),
+  source: z.string(),
+  frequency: z.string(),
+  list_cost: z.int().describe('Tokens per read before loyalty discount.'),
+  p0: z.boolean().describe('Readable by sandbox and public-test keys (free domains).'),
+  canonical_key: z.string(),
+  aliases: z
+    .array(z.string())
+    .describe('Every key that serves the same data; each keeps its own price and P0 flag.'),
+  time_field: z.string(),
+  entity_fields: z.array(z.string()),
+});
+
+export const fieldOut = z.object({
+  name: z.string(),
+  type: z.enum(fieldTypes),
+  unit: z.string().nullable(),
+  description: z.string(),
+});
+
+export const datasetOut = entryOut.extend({ fields: z.array(fieldOut), example: z.string() });
+
+export function presentDataset(entry: CatalogEntry): z.infer<typeof entryOut> {
+  const d = entry.dataset;
+  return {
+    key: entry.key,
+    domain: entry.domain,
+    name: entry.name,
+    title: d.title,
+    description: d.description,
+    source: d.source,
+    frequency: d.frequency,
+    list_cost: entry.listCost,
+    p0: entry.p0,
+    canonical_key: d.key,
+    aliases: [d.key, ...d.aliases].filter((k) => k !== entry.key),
+    time_field: d.time_field,
+    entity_fields: [...d.entity_fields],
+  };
+}
+
+/** A REST read of this dataset filtered on its first entity's first sample value. */
+export function exampleRead(entry: CatalogEntry): string {
+  const entity = entry.dataset.entity_fields[0];
+  const field = entry.dataset.fields.find((f) => f.name === entity);
+  const value = field?.sample?.values?.[0];
+  const filter =
+    entity && value !== undefined ? `${entity}=${encodeURIComponent(quoteValue(String(value)))}&` : '';
+  return `/api/v1/data/${entry.key}?${filter}limit=10`;
+}
+
+export function describeDataset(entry: CatalogEntry): z.infer<typeof datasetOut> {
+  return {
+    ...presentDataset(entry),
+    fields: entry.dataset.fields.map((f) => ({
+      name: f.name,
+      type: f.type,
+      unit: f.unit ?? null,
+      description: f.description,
+    })),
+    example: exampleRead(entry),
+  };
+}

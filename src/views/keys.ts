@@ -1,0 +1,46 @@
+/** A key as its owner and operators see it: never its secret, except once when issued. */
+import { z } from 'zod';
+import { formatMicros } from '../domain/money.ts';
+import type { KeyRecord } from '../store/port.ts';
+import { iso, tokens } from './common.ts';
+
+export const keyOut = z.object({
+  id: z.string(),
+  kind: z.enum(['sandbox', 'public_test', 'live']),
+  prefix: z.string().describe('The first characters of the key, to tell keys apart.'),
+  name: z.string().nullable(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  status: z.enum(['active', 'expired', 'revoked']),
+  spending_caps: z
+    .object({ daily: tokens.nullable(), monthly: tokens.nullable() })
+    .describe('Tokens this key may burn per UTC day and month; null for no cap.'),
+});
+
+export const issuedKeyOut = keyOut.extend({
+  key: z.string().describe('The key itself. It is shown once, now; only its SHA-256 digest is stored.'),
+});
+
+export function presentKey(key: KeyRecord, now: number): z.infer<typeof keyOut> {
+  const status =
+    key.revokedAt !== null
+      ? 'revoked'
+      : key.expiresAt !== null && key.expiresAt <= now
+        ? 'expired'
+        : 'active';
+  return {
+    id: key.id,
+    kind: key.kind,
+    prefix: key.displayPrefix,
+    name: key.name,
+    created_at: iso(key.createdAt) as string,
+    expires_at: iso(key.expiresAt),
+    revoked_at: iso(key.revokedAt),
+    status,
+    spending_caps: {
+      daily: key.dailyCapMicros === null ? null : formatMicros(key.dailyCapMicros),
+      monthly: key.monthlyCapMicros === null ? null : formatMicros(key.monthlyCapMicros),
+    },
+  };
+}

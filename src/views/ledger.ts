@@ -1,0 +1,34 @@
+/** Ledger entries and usage events as clients see them. */
+import { formatMicros } from '../domain/money.ts';
+import type { LedgerEntry, UsageEvent } from '../store/port.ts';
+import { iso } from './common.ts';
+
+/** A ledger entry; an operator's idempotency key is shown as the operator gave it. */
+export function presentLedgerEntry(entry: LedgerEntry) {
+  return {
+    id: entry.id,
+    kind: entry.kind,
+    amount: formatMicros(entry.amountMicros),
+    balance_after: formatMicros(entry.balanceAfterMicros),
+    created_at: iso(entry.createdAt) as string,
+    idempotency_key: entry.idempotencyKey?.replace(/^operator:/, '') ?? null,
+    memo: entry.memo,
+    request_id: entry.requestId,
+  };
+}
+
+export function presentUsage(e: UsageEvent) {
+  return {
+    id: e.id,
+    at: iso(e.at) as string,
+    request_id: e.requestId,
+    key_id: e.keyId,
+    dataset: e.dataset,
+    channel: e.channel,
+    list_cost: formatMicros(e.listCostMicros),
+    token_cost: formatMicros(e.costMicros),
+    tokens_burned: formatMicros(e.burnedMicros),
+    outcome: e.outcome,
+    rows: e.rows,
+  };
+}

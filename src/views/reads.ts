@@ -1,0 +1,52 @@
+/** A dataset read as clients see it: the JSON envelope `{data, meta}` shared by REST and MCP. */
+import { z } from 'zod';
+import type { Metered } from '../domain/metering.ts';
+import type { Pricing } from '../domain/pricing.ts';
+import type { ReadResult } from '../domain/reads.ts';
+import { tokens } from './common.ts';
+import { costView } from './cost.ts';
+
+export const readEnvelope = z.object({
+  data: z.array(z.record(z.string(), z.unknown())),
+  meta: z.object({
+    dataset: z.string(),
+    canonical_key: z.string(),
+    count: z.int(),
+    next_cursor: z.string().nullable(),
+    fields: z.array(z.string()),
+    time_field: z.string(),
+    sample: z.boolean(),
+    notice: z.string().optional(),
+    cost: z.object({
+      list_tokens: tokens,
+      token_cost: tokens,
+      tokens_burned: tokens,
+      credits_remaining: tokens,
+      outcome: z.enum(['charged', 'notional', 'grandfathered']),
+    }),
+  }),
+});
+
+export type ReadMeta = z.infer<typeof readEnvelope>['meta'];
+
+export function readMeta(pricing: Pricing, result: Metered<ReadResult>): ReadMeta {
+  const { value } = result;
+  const cost = costView(pricing, result.cost);
+  return {
+    dataset: value.entry.key,
+    canonical_key: value.entry.dataset.key,
+    count: value.count,
+    next_cursor: value.nextCursor,
+    fields: value.fields ?? [...value.entry.columns],
+    time_field: value.entry.dataset.time_field,
+    sample: value.source === 'sample',
+    ...(value.source === 'sample' ? { notice: 'Generated sample data, not real observations.' } : {}),
+    cost: {
+      list_tokens: String(value.entry.listCost),
+      token_cost: cost.token_cost,
+      tokens_burned: cost.request_tokens,
+      credits_remaining: cost.credits_remaining,
+      outcome: cost.outcome as ReadMeta['cost']['outcome'],
+    },
+  };
+}
