@@ -3,6 +3,7 @@ import type { ServiceFile, Tier } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { KeyRecord, LedgerEntry, UsageEvent, WalletRecord } from '../store/port.ts';
 import type { Caller } from './caller.ts';
+import { credentialKinds } from './credential-kinds.ts';
 import { type CallerLimits, limitsFor } from './limits-policy.ts';
 import { burnedThisMonth, type MeterDeps, tierOf } from './metering.ts';
 import { MICROS_PER_TOKEN } from './money.ts';
@@ -42,7 +43,7 @@ export class Accounts {
     const fresh = await this.current(caller);
     const tier = tierOf(this.#deps, fresh, now);
     const burnedMicros = burnedThisMonth(fresh, now);
-    const next = caller.kind === 'sandbox' ? null : nextTier(this.#deps.pricing, tier);
+    const next = credentialKinds[caller.kind].baseTierOnly ? null : nextTier(this.#deps.pricing, tier);
     return {
       caller: fresh,
       wallet: fresh.wallet,

@@ -1,5 +1,6 @@
 /** Who is calling, as authentication found it. Transports build it; the domain only reads it. */
 import type { AccountRecord, KeyRecord, WalletRecord } from '../store/port.ts';
+import { credentialKinds } from './credential-kinds.ts';
 import type { Channel } from './pricing.ts';
 
 export type CredentialKind = 'sandbox' | 'public_test' | 'live' | 'session';
@@ -19,5 +20,5 @@ export interface Caller {
 
 /** Keys that may only make P0 reads and never burn beyond their own grant (spec 5, DECISIONS). */
 export function isFreeCredential(caller: Caller): boolean {
-  return caller.kind === 'sandbox' || caller.kind === 'public_test';
+  return credentialKinds[caller.kind].p0Only;
 }

@@ -3,11 +3,13 @@
  * it. Priced per started 1,000 rows at the dataset's list cost, discounted and surcharged like any read,
  * and charged once through the one metered path before the first byte is sent.
  */
+
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import type { ServiceFile } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { RowSource, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
+import { credentialKinds, kindLabel } from './credential-kinds.ts';
 import { type Metered, meter } from './metering.ts';
 import { tokensToMicros } from './money.ts';
 import { entitlementsOf, exportPackages } from './packages.ts';
@@ -50,8 +52,8 @@ export class DataExports {
       .map((s) => s.name)
       .join(', ');
     const ids = exportPackages(this.#deps.config).map((s) => s.id);
-    if (caller.kind === 'sandbox' || caller.kind === 'public_test') {
-      const who = caller.kind === 'sandbox' ? 'a sandbox key' : 'a public-test key';
+    if (!credentialKinds[caller.kind].mayExport) {
+      const who = kindLabel(caller.kind);
       throw new AppError(
         'forbidden',
         `Bulk export is not available with ${who}; it comes with the ${names} packages, on a wallet-backed key or session.`,

@@ -9,7 +9,11 @@ const prefixByKind: Record<KeyKind, string> = {
   public_test: 'tmd_fpt_',
   live: 'tmd_live_',
 };
-const keyPattern = /^tmd_(sbx|fpt|live)_[A-Za-z0-9_-]{43}$/;
+const prefixes = Object.values(prefixByKind).join('|');
+const keyPattern = new RegExp(`^(${prefixes})[A-Za-z0-9_-]{43}$`);
+
+/** Anything shaped like a key of any kind, for masking in logs: the prefix is kept, the rest hidden. */
+export const keyShapes = new RegExp(`(${prefixes})[A-Za-z0-9_-]*`, 'g');
 
 export interface NewKey {
   secret: string;

@@ -1,6 +1,7 @@
 /** Which limits apply to a caller (DECISIONS "Limits"): the one table both the hook and /me read. */
 import type { ServiceFile } from '../config.ts';
 import type { Caller } from './caller.ts';
+import { credentialKinds } from './credential-kinds.ts';
 import { type MeterDeps, tierOf } from './metering.ts';
 import { packageOf } from './packages.ts';
 
@@ -12,21 +13,14 @@ export interface CallerLimits {
 }
 
 export function limitsFor(config: ServiceFile, deps: MeterDeps, caller: Caller, now: number): CallerLimits {
-  const limits = config.limits;
-  if (caller.kind === 'sandbox') {
+  const policy = credentialKinds[caller.kind];
+  if (policy.limits !== 'wallet') {
+    const limits = config.limits[policy.limits];
     return {
-      per_minute: limits.sandbox.per_minute,
-      per_day: limits.sandbox.per_day,
-      concurrent: limits.sandbox.concurrent,
-      ip_fence: true,
-    };
-  }
-  if (caller.kind === 'public_test') {
-    return {
-      per_minute: limits.public_test.per_minute,
-      per_day: limits.public_test.per_day,
-      concurrent: limits.public_test.concurrent,
-      ip_fence: false,
+      per_minute: limits.per_minute,
+      per_day: limits.per_day,
+      concurrent: limits.concurrent,
+      ip_fence: policy.ipFence,
     };
   }
   // Wallet keys and sessions: the better of the tier's and the package's per-minute limit.
@@ -34,9 +28,9 @@ export function limitsFor(config: ServiceFile, deps: MeterDeps, caller: Caller, 
   const pkg = packageOf(config, caller.account);
   return {
     per_minute: Math.max(tier.rate_limit, pkg?.rate_limit_per_minute ?? 0),
-    per_day: limits.wallet.per_day,
-    concurrent: limits.wallet.concurrent,
-    ip_fence: false,
+    per_day: config.limits.wallet.per_day,
+    concurrent: config.limits.wallet.concurrent,
+    ip_fence: policy.ipFence,
   };
 }
 
@@ -45,6 +39,8 @@ export function limitsFor(config: ServiceFile, deps: MeterDeps, caller: Caller, 
  * (registering again issues a new key; the test's limits are the account's, not each key's).
  */
 export function limitSubject(caller: Caller): string {
-  if (caller.key && !(caller.kind === 'public_test' && caller.account)) return `key:${caller.key.id}`;
+  if (caller.key && !(credentialKinds[caller.kind].limitedPerAccount && caller.account)) {
+    return `key:${caller.key.id}`;
+  }
   return `acct:${caller.account?.id ?? caller.wallet.id}`;
 }

@@ -7,6 +7,7 @@
 import { AppError, serviceUnavailable } from '../errors.ts';
 import type { Store, UsageOutcome } from '../store/port.ts';
 import type { Caller } from './caller.ts';
+import { credentialKinds, kindLabel } from './credential-kinds.ts';
 import { formatMicros, tokensToMicros } from './money.ts';
 import { type Pricing, priceRead, tierFor, utcMonth } from './pricing.ts';
 import { capThatWouldRefuse, spendCapsOf, spendingCapReached } from './spending-caps.ts';
@@ -100,7 +101,7 @@ export function burnedThisMonth(caller: Caller, now: number): bigint {
 
 /** The tier that prices this caller's reads: sandbox keys are always level 1. */
 export function tierOf(deps: MeterDeps, caller: Caller, now: number) {
-  return tierFor(deps.pricing, caller.kind === 'sandbox' ? 0n : burnedThisMonth(caller, now));
+  return tierFor(deps.pricing, credentialKinds[caller.kind].baseTierOnly ? 0n : burnedThisMonth(caller, now));
 }
 
 /** What a read of these items would cost this caller, without burning anything. */
@@ -108,17 +109,17 @@ export function quote(deps: MeterDeps, caller: Caller, items: readonly MeteredIt
   const now = deps.now();
   const listCost = items.reduce((sum, item) => sum + item.listCost, 0);
   const costMicros = priceRead(deps.pricing, listCost, tierOf(deps, caller, now), caller.channel);
-  const entitled =
-    !(caller.kind === 'sandbox' || caller.kind === 'public_test') || items.every((item) => item.p0);
-  const zeroBurn = caller.kind === 'public_test';
+  const policy = credentialKinds[caller.kind];
+  const entitled = !policy.p0Only || items.every((item) => item.p0);
+  const zeroBurn = policy.notional;
   return { listCost, costMicros, burnMicros: zeroBurn ? 0n : costMicros, entitled };
 }
 
 export function assertEntitled(caller: Caller, items: readonly MeteredItem[]): void {
-  if (caller.kind !== 'sandbox' && caller.kind !== 'public_test') return;
+  if (!credentialKinds[caller.kind].p0Only) return;
   const refused = items.find((item) => !item.p0);
   if (refused) {
-    const who = caller.kind === 'sandbox' ? 'A sandbox key' : 'A public-test key';
+    const who = kindLabel(caller.kind, true);
     throw new AppError(
       'not_entitled',
       `${who} reads only P0 datasets (the free domains); ${refused.label} needs a wallet-backed key.`,
@@ -137,7 +138,11 @@ function insufficient(required: bigint, balance: bigint): AppError {
 
 /** Whether an early_bird session's read that the wallet cannot cover is served at zero burn. */
 function grandfathers(caller: Caller, options: MeterOptions): boolean {
-  return options.grandfather !== false && caller.kind === 'session' && caller.account?.plan === 'early_bird';
+  return (
+    options.grandfather !== false &&
+    credentialKinds[caller.kind].grandfathered &&
+    caller.account?.plan === 'early_bird'
+  );
 }
 
 /** What a read would cost a caller now, and the refusal it would get, without reading or burning. */

@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import type { ServiceFile } from '../config.ts';
 import type { AccountSnapshot } from '../domain/accounts.ts';
+import type { CredentialKind } from '../domain/caller.ts';
+import { credentialKinds } from '../domain/credential-kinds.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { AccountView } from '../domain/operator.ts';
 import { entitlementsOf } from '../domain/packages.ts';
@@ -10,7 +12,7 @@ import { presentKey } from './keys.ts';
 
 export const accountOut = z.object({
   credential: z.object({
-    kind: z.enum(['sandbox', 'public_test', 'live', 'session']),
+    kind: z.enum(Object.keys(credentialKinds) as [CredentialKind, ...CredentialKind[]]),
     key_id: z.string().nullable(),
     expires_at: z.string().nullable(),
   }),

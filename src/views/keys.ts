@@ -1,12 +1,13 @@
 /** A key as its owner and operators see it: never its secret, except once when issued. */
 import { z } from 'zod';
+import { keyKinds } from '../domain/keys.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { KeyRecord } from '../store/port.ts';
 import { iso, tokens } from './common.ts';
 
 export const keyOut = z.object({
   id: z.string(),
-  kind: z.enum(['sandbox', 'public_test', 'live']),
+  kind: z.enum(keyKinds),
   prefix: z.string().describe('The first characters of the key, to tell keys apart.'),
   name: z.string().nullable(),
   created_at: z.string(),

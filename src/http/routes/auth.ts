@@ -1,6 +1,7 @@
 /** Credential issuance and login: sandbox keys, public-test registration, sessions. */
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
+import { kindsWhere } from '../../domain/credential-kinds.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { AppError } from '../../errors.ts';
 import { iso, tokens } from '../../views/common.ts';
@@ -166,7 +167,7 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
   app.post(
     '/api/v1/auth/logout',
     {
-      config: { auth: 'required', allow: ['session'] },
+      config: { auth: 'required', allow: kindsWhere('managesAccount') },
       schema: {
         operationId: 'logout',
         tags: ['auth'],

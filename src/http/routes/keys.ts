@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
+import { kindsWhere } from '../../domain/credential-kinds.ts';
 import { capAmount, Operator } from '../../domain/operator.ts';
 import { AppError } from '../../errors.ts';
 import { keyExpiry, label } from '../../views/common.ts';
@@ -15,7 +16,7 @@ function accountOf(caller: Caller | null) {
 }
 
 export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
-  const sessionOnly = { auth: 'required' as const, allow: ['session'] as const };
+  const sessionOnly = { auth: 'required' as const, allow: kindsWhere('managesAccount') };
   /** A key or any credential but a session is refused with 403 (`allow`). */
   const sessionRefusals = [...edge.required, 'forbidden'] as const;
   const security = [{ bearer: [] }];
