@@ -16,13 +16,13 @@ import Fastify, {
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.ts';
 import { newRequestId } from '../domain/ids.ts';
+import { sendProblem, toAppError } from '../edge/problem.ts';
 import { AppError, serviceUnavailable, toProblem } from '../errors.ts';
 import { registerMcpRoutes } from '../mcp/route.ts';
 import { assertAllowed, resolveCaller } from './auth-hook.ts';
 import { applyLimits } from './limits-hook.ts';
 import { OpenExports } from './open-exports.ts';
 import { transformObject } from './openapi.ts';
-import { sendProblem, toAppError } from './problem.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
 import { registerBillingRoutes } from './routes/billing.ts';

@@ -5,7 +5,7 @@
  * endpoint speaks JSON-RPC and has no route schema: its entry is written here.
  */
 import { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { type ErrorCode, errorCatalogue } from '../errors.ts';
+import { type ErrorCode, errorCatalogue, jsonRpc } from '../errors.ts';
 import { MCP_PATH } from '../mcp/route.ts';
 import { edge } from './schemas.ts';
 
@@ -91,6 +91,9 @@ const jsonRpcResponse = {
   },
 };
 
+/** A code as the MCP route answers it: its JSON-RPC error code, then its own code. */
+const rpcCode = (code: ErrorCode) => `${errorCatalogue[code].rpc}, ${code}`;
+
 const rpcError = (description: string) => ({
   description: `JSON-RPC error: ${description}`,
   content: { 'application/json': { schema: jsonRpcResponse } },
@@ -112,8 +115,10 @@ function mcpPathItem(): Record<string, Json> {
     tags: ['mcp'],
     responses: {
       400: edgeProblem(edge.none, 400, 'A broken %-escape in the query string.'),
-      403: rpcError('the Host or Origin header names a host this service does not answer for.'),
-      405: rpcError('POST one message per request (-32000, method_not_allowed).'),
+      403: rpcError(
+        `the Host or Origin header names a host this service does not answer for (${rpcCode('forbidden')}).`,
+      ),
+      405: rpcError(`POST one message per request (${rpcCode('method_not_allowed')}).`),
       429: edgeProblem(edge.none, 429, 'The IP fence.'),
     },
   };
@@ -128,8 +133,7 @@ function mcpPathItem(): Record<string, Json> {
       requestBody: { required: true, content: { 'application/json': { schema: jsonRpcMessage } } },
       responses: {
         200: {
-          description:
-            'The JSON-RPC response (a JSON-RPC error too, e.g. -32601 for an unknown method). A 2026-07-28 subscriptions/listen is acknowledged as an event stream that ends at once.',
+          description: `The JSON-RPC response (a JSON-RPC error too, e.g. ${jsonRpc.methodNotFound} for an unknown method). A 2026-07-28 subscriptions/listen is acknowledged as an event stream that ends at once.`,
           content: {
             'application/json': { schema: jsonRpcResponse },
             'text/event-stream': { schema: { type: 'string' } },
@@ -137,26 +141,27 @@ function mcpPathItem(): Record<string, Json> {
         },
         202: { description: 'A notification or a posted response: accepted, no body.' },
         400: {
-          description:
-            'JSON-RPC error: the body is not JSON (-32700), not one valid message, a batch (-32600), or the MCP headers disagree with it. Problem details (invalid_request): a broken %-escape in the query string, refused before MCP runs.',
+          description: `JSON-RPC error: the body is not JSON (${rpcCode('malformed_json')}), not one valid message, a batch (${rpcCode('invalid_request')}), or the MCP headers disagree with it. Problem details (invalid_request): a broken %-escape in the query string, refused before MCP runs.`,
           content: {
             'application/json': { schema: jsonRpcResponse },
             'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
           },
         },
         401: edgeProblem(edge.required, 401, 'The credential, refused before MCP runs.'),
-        403: rpcError('the Host or Origin header names a host this service does not answer for.'),
-        406: rpcError(
-          'Accept admits no JSON (-32000, not_acceptable); text/event-stream alone is not enough.',
+        403: rpcError(
+          `the Host or Origin header names a host this service does not answer for (${rpcCode('forbidden')}).`,
         ),
-        413: rpcError('the body is larger than 64 KiB (-32000, payload_too_large).'),
-        415: rpcError('the body is not application/json (-32000, unsupported_media_type).'),
+        406: rpcError(
+          `Accept admits no JSON (${rpcCode('not_acceptable')}); text/event-stream alone is not enough.`,
+        ),
+        413: rpcError(`the body is larger than 64 KiB (${rpcCode('payload_too_large')}).`),
+        415: rpcError(`the body is not application/json (${rpcCode('unsupported_media_type')}).`),
         429: edgeProblem(
           edge.required,
           429,
           'A limit refused a message that is not a tools/call (a refused tools/call is a 200 result).',
         ),
-        500: rpcError('a fault on our side (-32603, internal_error).'),
+        500: rpcError(`a fault on our side (${rpcCode('internal_error')}).`),
         503: edgeProblem(edge.required, 503, 'The ledger cannot be reached to check the credential.'),
       },
     },

@@ -1,8 +1,8 @@
 /** Response schemas shared by the routes (they document; handlers build the bodies). */
 import { z } from 'zod';
+import { problemSchema } from '../edge/problem.ts';
 import { type ErrorCode, errorCatalogue } from '../errors.ts';
 import type { AuthMode } from './auth-hook.ts';
-import { problemSchema } from './problem.ts';
 
 /**
  * A whole number in a query string: digits only ('' and 0x10 are not numbers, as z.coerce would take

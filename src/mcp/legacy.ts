@@ -17,6 +17,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { jsonRpc } from '../errors.ts';
 
 /** A JSON-RPC error outside any request (id null), as the SDK transport writes it. */
 interface RpcFault {
@@ -85,7 +86,7 @@ export async function serveLegacyExchange(
   try {
     message = parseJSONRPCMessage(body);
   } catch {
-    return rpcError(400, -32700, 'Parse error: Invalid JSON-RPC message');
+    return rpcError(400, jsonRpc.parseError, 'Parse error: Invalid JSON-RPC message');
   }
   const request = isJSONRPCRequest(message) ? message : null;
   const transport = new ExchangeTransport(request?.id ?? '');
@@ -97,7 +98,7 @@ export async function serveLegacyExchange(
     if (version !== undefined && !supported.includes(version)) {
       return rpcError(
         400,
-        -32000,
+        jsonRpc.serverError,
         `Bad Request: Unsupported protocol version: ${version} (supported versions: ${supported.join(', ')})`,
       );
     }

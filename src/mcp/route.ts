@@ -39,29 +39,23 @@ import type { Env } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
 import { costHeaders } from '../domain/metering.ts';
-import { AppError, type ErrorCode } from '../errors.ts';
-import { admits } from '../http/accept.ts';
-import { sendProblem, toAppError } from '../http/problem.ts';
+import { admits } from '../edge/accept.ts';
+import { sendProblem, toAppError } from '../edge/problem.ts';
+import { AppError, type ErrorCode, errorCatalogue } from '../errors.ts';
 import { serveLegacyExchange } from './legacy.ts';
 import { createMcpFace, MODERN_REVISION } from './server.ts';
 import type { McpCall } from './tools.ts';
 
 export const MCP_PATH = '/mcp/jsonrpc';
 
-type JsonRpcId = string | number | null;
-
-function sendRpcError(
-  reply: FastifyReply,
-  status: number,
-  id: JsonRpcId,
-  code: number,
-  message: string,
-  data: { code: ErrorCode; request_id: string },
-): FastifyReply {
+/** A JSON-RPC error outside any request (id null), with the catalogue's HTTP status and JSON-RPC code. */
+function sendRpcError(reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
+  const { status, rpc } = errorCatalogue[code];
+  const data = { code, request_id: String(reply.request.id) };
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
-    .send(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, data } }));
+    .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: rpc, message, data } }));
 }
 
 /**
@@ -138,75 +132,21 @@ async function messageOf(request: FastifyRequest, limitBytes: number): Promise<u
   }
 }
 
-interface ProtocolFault {
-  status: number;
-  rpcCode: number;
-  message: string;
-  code: ErrorCode;
-}
-
-/** Body-level faults are JSON-RPC errors here, not problem+json: the client speaks JSON-RPC. */
-function protocolFault(error: FastifyError, limitBytes: number): ProtocolFault | null {
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return {
-        status: 413,
-        rpcCode: -32000,
-        message: `Request body larger than ${limitBytes / 1024} KiB.`,
-        code: 'payload_too_large',
-      };
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return {
-        status: 415,
-        rpcCode: -32000,
-        message: 'Unsupported Media Type: Content-Type must be application/json.',
-        code: 'unsupported_media_type',
-      };
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return {
-        status: 400,
-        rpcCode: -32600,
-        message: 'Invalid Request: Content-Length does not match the body.',
-        code: 'invalid_request',
-      };
-    case 'TMD_FORBIDDEN_JSON_KEY':
-      // Valid JSON that holds a __proto__ (or constructor.prototype) key (the app's JSON parser):
-      // refused as REST refuses ?__proto__=, not called broken JSON.
-      return {
-        status: 400,
-        rpcCode: -32600,
-        message:
-          'Invalid Request: the message holds a __proto__ or constructor.prototype key, which this service refuses.',
-        code: 'invalid_request',
-      };
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return {
-        status: 400,
-        rpcCode: -32700,
-        message: 'Parse error: the body is not valid JSON.',
-        code: 'malformed_json',
-      };
-  }
+/**
+ * A fault of the body itself (its size, type or JSON, mapped as REST maps it), or a message nested
+ * deeper than the SDK's schema checks can walk; null for anything else. The client speaks JSON-RPC, so
+ * these are JSON-RPC errors here, not problem+json.
+ */
+function bodyFault(error: FastifyError, request: FastifyRequest): AppError | null {
   if (error instanceof RangeError && /call stack/i.test(error.message)) {
-    // A message nested deeper than the SDK's schema checks can walk (thousands of levels in _meta or
-    // capabilities): the client's fault, and nothing ran.
-    return {
-      status: 400,
-      rpcCode: -32600,
-      message: 'Invalid Request: the message is nested too deeply.',
-      code: 'invalid_request',
-    };
+    // Thousands of levels in _meta or capabilities: the client's fault, and nothing ran.
+    return new AppError('invalid_request', 'The message is nested too deeply.');
   }
-  if (error instanceof SyntaxError) {
-    return {
-      status: 400,
-      rpcCode: -32700,
-      message: 'Parse error: the body is not valid JSON.',
-      code: 'malformed_json',
-    };
-  }
-  return null;
+  const parsing =
+    error instanceof SyntaxError ||
+    error.code?.startsWith('FST_ERR_CTP_') ||
+    error.code === 'TMD_FORBIDDEN_JSON_KEY';
+  return parsing ? toAppError(error, request) : null;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -545,29 +485,17 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         const own = hostnameOf(request.headers.host);
         const result = validateOriginHeader(request.headers.origin, own ? [own] : []);
         if (!result.ok) {
-          return sendRpcError(reply, 403, null, -32000, result.message, {
-            code: 'forbidden',
-            request_id: request.id,
-          });
+          return sendRpcError(reply, 'forbidden', result.message);
         }
       });
     }
 
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {
-      const fault = protocolFault(error, limitBytes);
-      if (fault) {
-        return sendRpcError(reply, fault.status, null, fault.rpcCode, fault.message, {
-          code: fault.code,
-          request_id: request.id,
-        });
-      }
+      const fault = bodyFault(error, request);
+      if (fault)
+        return sendRpcError(reply, fault.code, `${errorCatalogue[fault.code].title}: ${fault.message}`);
       const refused = toAppError(error, request);
-      if (refused.code === 'internal_error') {
-        return sendRpcError(reply, 500, null, -32603, 'Internal error.', {
-          code: 'internal_error',
-          request_id: request.id,
-        });
-      }
+      if (refused.code === 'internal_error') return sendRpcError(reply, 'internal_error', 'Internal error.');
       // A limit or entitlement refusal of a tool call reads, to the model, like any refused tool call.
       if (refused.status !== 401 && refused.status !== 403) {
         const message = await messageOf(request, limitBytes);
@@ -588,11 +516,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         // Every answer here is JSON (an SSE stream only acknowledges subscriptions/listen).
         return sendRpcError(
           reply,
-          406,
-          null,
-          -32000,
+          'not_acceptable',
           'Not Acceptable: answers are application/json; send Accept: application/json (text/event-stream may be listed too).',
-          { code: 'not_acceptable', request_id: request.id },
         );
       }
       const body = request.body;
@@ -600,11 +525,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
         // One message per POST keeps "one HTTP request, one call" exact for the per-key limits.
         return sendRpcError(
           reply,
-          400,
-          null,
-          -32600,
+          'invalid_request',
           'Invalid Request: JSON-RPC batches are not supported; send one message per POST.',
-          { code: 'invalid_request', request_id: request.id },
         );
       }
       const checked = withArgumentsChecked(body);
@@ -615,14 +537,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
       method: ['GET', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS'],
       url: MCP_PATH,
       config: { auth: 'none' },
-      handler: (request, reply) =>
+      handler: (_request, reply) =>
         sendRpcError(
           reply.header('allow', 'POST'),
-          405,
-          null,
-          -32000,
+          'method_not_allowed',
           'Method not allowed: the endpoint is stateless; POST one JSON-RPC message per request.',
-          { code: 'method_not_allowed', request_id: request.id },
         ),
     });
   });

@@ -6,10 +6,10 @@ import { DEFAULT_LIMIT, MAX_LIMIT, type ReadParams, readOptionsShape } from '../
 import type { Deps } from '../../deps.ts';
 import type { Metered } from '../../domain/metering.ts';
 import { projectRow, type ReadResult } from '../../domain/reads.ts';
+import { chooseType } from '../../edge/accept.ts';
 import { AppError } from '../../errors.ts';
 import { costHeaders, costView } from '../../views/cost.ts';
 import { readEnvelope, readMeta } from '../../views/reads.ts';
-import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
 import { edge, problems, queryInt } from '../schemas.ts';
 

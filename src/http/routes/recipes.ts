@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { recipes } from '../../domain/recipes.ts';
+import { chooseType } from '../../edge/accept.ts';
 import { AppError } from '../../errors.ts';
 import { costHeaders, costView } from '../../views/cost.ts';
 import { presentRecipeInfo, presentRecipeResult, recipeInfoOut, recipeOut } from '../../views/recipes.ts';
-import { chooseType } from '../accept.ts';
 import type { TypedApp } from '../app.ts';
 import { edge, problems } from '../schemas.ts';
 
