@@ -48,8 +48,8 @@ export interface Deps {
   metrics: Metrics;
   /** Process-level events (not requests): adapter switches, shutdown. */
   log: ProcessLog;
-  /** The limiter's reachability for /readyz: `local` when limits are in-process by configuration. */
-  limiterStatus: () => Promise<'ok' | 'degraded' | 'local'>;
+  /** Reachability for /readyz: the store answers a ping; the limiter is `local` when in-process by configuration. */
+  health: { store: () => Promise<void>; limiter: () => Promise<'ok' | 'degraded' | 'local'> };
 }
 
 export interface ProcessLog {
@@ -267,7 +267,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     now,
     metrics,
     log,
-    limiterStatus: built.status,
+    health: { store: () => store.ping(), limiter: built.status },
   };
 }
 

@@ -292,13 +292,12 @@ async function dispatch(deps: Deps, io: CliIo, argv: string[]): Promise<void> {
           options: { daily: { type: 'string' }, monthly: { type: 'string' } },
         });
         const keyId = arg(positionals, 0, 'key-id');
-        const current = await deps.store.getKey(keyId);
-        if (!current) throw new AppError('not_found', `No key ${keyId}.`);
-        const cap = (given: string | undefined, existing: bigint | null, flag: string) =>
-          given === undefined ? existing : given === 'none' ? null : parsed(capAmount, given, flag);
+        // A cap not given keeps its stored value.
+        const cap = (given: string | undefined, flag: string) =>
+          given === undefined ? undefined : given === 'none' ? null : parsed(capAmount, given, flag);
         const key = await operator.setKeyCaps(keyId, {
-          dailyCapMicros: cap(values.daily, current.dailyCapMicros, '--daily'),
-          monthlyCapMicros: cap(values.monthly, current.monthlyCapMicros, '--monthly'),
+          dailyCapMicros: cap(values.daily, '--daily'),
+          monthlyCapMicros: cap(values.monthly, '--monthly'),
         });
         print(io, presentKey(key, now()));
         return;

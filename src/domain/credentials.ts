@@ -307,6 +307,11 @@ export class Credentials {
     return { token, session, account };
   }
 
+  /** Ends a session: its token stops working at once, on every node. */
+  async logout(sessionId: string): Promise<void> {
+    await this.#deps.sessions.revoke(sessionId);
+  }
+
   async createLiveKey(
     account: AccountRecord,
     name: string | null,

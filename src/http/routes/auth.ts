@@ -182,7 +182,7 @@ export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
     async (request, reply) => {
       const sessionId = request.caller?.sessionId;
       if (!sessionId) throw new AppError('forbidden', 'Only a session can log out.');
-      await deps.sessions.revoke(sessionId);
+      await deps.credentials.logout(sessionId);
       reply.header('set-cookie', CLEAR_SESSION_COOKIE);
       return reply.code(204).send(null);
     },

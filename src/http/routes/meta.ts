@@ -121,11 +121,11 @@ export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
     },
     async () => {
       const [store, limiter] = await Promise.all([
-        withTimeout(deps.store.ping(), READY_TIMEOUT_MS).then(
+        withTimeout(deps.health.store(), READY_TIMEOUT_MS).then(
           () => true,
           () => false,
         ),
-        withTimeout(deps.limiterStatus(), READY_TIMEOUT_MS).catch(() => 'degraded' as const),
+        withTimeout(deps.health.limiter(), READY_TIMEOUT_MS).catch(() => 'degraded' as const),
       ]);
       if (!store) throw new AppError('service_unavailable', 'The store cannot be reached.', { limiter });
       return { status: 'ready' as const, store: 'ok' as const, limiter };
