@@ -1,15 +1,16 @@
 /**
  * POST /mcp/jsonrpc: MCP over Streamable HTTP, stateless, on the same Fastify pipeline as REST. The app's
  * onRequest hook authenticates (401 problem+json before MCP runs) and applies the per-key limits, so REST
- * and MCP share one budget; each POST then gets its own server from the official SDK:
- * - 2026-07-28 requests (per-request `_meta` envelope): a tools/call or tools/list whose standard headers
- *   agree with its body is served on the SDK's PerRequestHTTPServerTransport directly (the building
- *   blocks createMcpHandler is made of, without its web Request, and with the result handed out as a
- *   message rather than a web Response); everything else goes to the SDK's createMcpHandler, modern-only;
- * - 2025-era requests (initialize handshake, no envelope) go to a per-request server over a
- *   single-exchange transport (legacy.ts), answered as the SDK's stateless JSON-mode transport answers.
- * Both answer JSON rather than SSE, so the response is complete before it is written and the cost
- * headers of a metered call can go on it. The era is decided by the SDK's own classifier.
+ * and MCP share one budget; each POST then gets its own server from the official SDK, on one of three
+ * paths. The era is decided by the SDK's own classifier, and every answer is JSON (only a
+ * subscriptions/listen streams), so a metered call's cost headers go on a response still unwritten.
+ *
+ * - createMcpHandler (modern-only): every 2026-07-28 request the two paths below do not take.
+ * - Composed (serveComposed): a 2026-07-28 tools/call or tools/list whose headers agree with its body, on
+ *   the SDK's PerRequestHTTPServerTransport with the result handed out as a message. Kept because
+ *   skipping the web Request and Response measurably cuts a modern read's service CPU (docs/benchmarks.md).
+ * - Legacy exchange (legacy.ts): 2025-era requests. Kept because the handler's own 2025 fallback answers
+ *   over SSE, after the cost headers could be set, and builds a web Request and Response for each call.
  */
 
 import { Readable } from 'node:stream';
@@ -215,9 +216,9 @@ export function isComposableModernRequest(
 /**
  * The SDK's per-request transport, handing the exchange's result out as the message itself: the route
  * encodes it once, with the stored rows spliced in (spliceRaw), so the web Response the SDK would build
- * around it, and the read of its bytes back, are skipped (measured: about a third of the SDK's cost of
- * a call). A protocol error (with the HTTP status the SDK gives it), and every message of an exchange
- * that a notification has turned into an SSE stream, go through the SDK's own send unchanged.
+ * around it, and the read of its bytes back, are skipped. A protocol error (with the HTTP status the SDK
+ * gives it), and every message of an exchange that a notification has turned into an SSE stream, go
+ * through the SDK's own send unchanged.
  */
 class ResultTransport extends PerRequestHTTPServerTransport {
   readonly #requestId: string | number;
@@ -328,8 +329,7 @@ export function spliceRaw(serialized: string, raw: readonly { placeholder: strin
  * encoded. A read's page text (tens of KB) must not stay reachable from the call: the SDK's objects of
  * an exchange, which hold the call, are often still referenced from V8's old generation when a minor
  * GC runs (by objects that are dead but not yet collected), so whatever they reach is copied and
- * promoted on the way to the next full GC. Kept, the page text of almost every read was; dropping it
- * here cut the MCP call's service CPU by about a sixth (README, Benchmark).
+ * promoted on the way to the next full GC, the page text of almost every read included.
  */
 function answerBytes(serialized: string, call: McpCall): Buffer | string {
   const raw = call.raw;
