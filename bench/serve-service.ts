@@ -1,7 +1,8 @@
 /** The real service in its own process for the benchmark; prints its port. */
+
+import { buildApp } from '../src/app.ts';
 import { parseEnv } from '../src/config.ts';
 import { buildDeps } from '../src/deps.ts';
-import { buildApp } from '../src/http/app.ts';
 
 const env = parseEnv();
 const deps = await buildDeps({ env });

@@ -1,9 +1,10 @@
 /** The process: read config, build deps, listen, shut down cleanly. The only place that listens. */
+
+import { buildApp } from './app.ts';
 import { ConfigError, parseEnv } from './config.ts';
 import { buildDeps } from './deps.ts';
 import { scheduleMonthlyCredits } from './domain/packages.ts';
-import { buildApp } from './http/app.ts';
-import { gracefulShutdown } from './http/shutdown.ts';
+import { gracefulShutdown } from './edge/shutdown.ts';
 
 async function main(): Promise<void> {
   const env = parseEnv();

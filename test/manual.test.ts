@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.ts';
 import { loadServiceFile, parseEnv } from '../src/config.ts';
 import { buildDeps, closeDeps, type Deps } from '../src/deps.ts';
 import { AppError, type ErrorCode, errorCatalogue, toProblem } from '../src/errors.ts';
-import { buildApp } from '../src/http/app.ts';
 import { headingId } from '../src/http/routes/manual.ts';
 
 const codes = Object.keys(errorCatalogue) as ErrorCode[];

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/http/app.ts';
+import { buildApp } from '../src/app.ts';
 import { H15, h15Rows } from './helpers/h15.ts';
 import { operatorAccount } from './helpers/operator.ts';
 import { bearer, startServer, type TestServer, walletAccount } from './helpers/server.ts';

@@ -16,13 +16,13 @@ import {
   Operator,
   tokenAmount,
 } from '../../domain/operator.ts';
+import { SESSION_COOKIE } from '../../edge/auth.ts';
+import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import { presentAccountView } from '../../views/accounts.ts';
 import { keyExpiry, label, tokens } from '../../views/common.ts';
 import { issuedKeyOut, keyOut, presentKey } from '../../views/keys.ts';
 import { presentLedgerEntry } from '../../views/ledger.ts';
-import type { TypedApp } from '../app.ts';
-import { SESSION_COOKIE } from '../auth-hook.ts';
 import { bodyCodes, edge, problems } from '../schemas.ts';
 
 const ADMIN_CHALLENGE = 'Bearer realm="token-metered-data-admin"';

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { kindsWhere } from '../../domain/credential-kinds.ts';
 import { formatMicros } from '../../domain/money.ts';
+import { CLEAR_SESSION_COOKIE, SESSION_COOKIE } from '../../edge/auth.ts';
+import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import { iso, tokens } from '../../views/common.ts';
 import { issuedKeyOut, presentKey } from '../../views/keys.ts';
-import type { TypedApp } from '../app.ts';
-import { CLEAR_SESSION_COOKIE, SESSION_COOKIE } from '../auth-hook.ts';
 import { bodyCodes, edge, problems } from '../schemas.ts';
 import { baseUrlOf } from './meta.ts';
 

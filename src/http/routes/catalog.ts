@@ -2,8 +2,8 @@
 
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
+import type { TypedApp } from '../../edge/server.ts';
 import { datasetOut, describeDataset, entryOut, presentDataset } from '../../views/catalog.ts';
-import type { TypedApp } from '../app.ts';
 import { edge, problems, queryInt } from '../schemas.ts';
 
 export function registerCatalogRoutes(app: TypedApp, deps: Deps): void {

@@ -7,10 +7,10 @@ import type { Deps } from '../../deps.ts';
 import type { Metered } from '../../domain/metering.ts';
 import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { chooseType } from '../../edge/accept.ts';
+import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import { costHeaders, costView } from '../../views/cost.ts';
 import { readEnvelope, readMeta } from '../../views/reads.ts';
-import type { TypedApp } from '../app.ts';
 import { edge, problems, queryInt } from '../schemas.ts';
 
 export const filterValue = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)]);

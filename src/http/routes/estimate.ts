@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
+import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import { estimateOut, presentEstimate } from '../../views/cost.ts';
-import type { TypedApp } from '../app.ts';
 import { edge, problems } from '../schemas.ts';
 
 export function registerEstimateRoutes(app: TypedApp, deps: Deps): void {

@@ -7,9 +7,9 @@ import type { Caller } from '../../domain/caller.ts';
 import { DataExports, EXPORT_ROWS_PER_UNIT } from '../../domain/export.ts';
 import { projectRow, storedCsvLines } from '../../domain/reads.ts';
 import { chooseType } from '../../edge/accept.ts';
+import type { CutOutcome, OpenExports } from '../../edge/open-exports.ts';
+import type { TypedApp } from '../../edge/server.ts';
 import { costHeaders, costView } from '../../views/cost.ts';
-import type { TypedApp } from '../app.ts';
-import type { CutOutcome, OpenExports } from '../open-exports.ts';
 import { edge, problems } from '../schemas.ts';
 
 export function registerExportRoutes(app: TypedApp, deps: Deps, openExports: OpenExports): void {

@@ -4,10 +4,10 @@ import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { kindsWhere } from '../../domain/credential-kinds.ts';
 import { capAmount, Operator } from '../../domain/operator.ts';
+import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import { keyExpiry, label } from '../../views/common.ts';
 import { issuedKeyOut, keyOut, presentKey } from '../../views/keys.ts';
-import type { TypedApp } from '../app.ts';
 import { bodyCodes, edge, problems } from '../schemas.ts';
 
 function accountOf(caller: Caller | null) {

@@ -7,8 +7,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Marked, type Tokens } from 'marked';
+import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
-import type { TypedApp } from '../app.ts';
 
 export const MANUAL_PATH = '/manual';
 const defaultDocsDir = fileURLToPath(new URL('../../../docs/', import.meta.url));

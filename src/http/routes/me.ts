@@ -2,10 +2,10 @@
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
+import type { TypedApp } from '../../edge/server.ts';
 import { accountOut, presentAccount } from '../../views/accounts.ts';
 import { tokens } from '../../views/common.ts';
 import { presentUsage } from '../../views/ledger.ts';
-import type { TypedApp } from '../app.ts';
 import { edge, problems, queryInt } from '../schemas.ts';
 
 export function registerMeRoutes(app: TypedApp, deps: Deps): void {

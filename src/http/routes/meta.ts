@@ -5,8 +5,8 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
+import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
-import type { TypedApp } from '../app.ts';
 import { edge, problems } from '../schemas.ts';
 import { authorizeOperatorToken, type OperatorTokenCheck } from './admin.ts';
 

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
 import { recipes } from '../../domain/recipes.ts';
 import { chooseType } from '../../edge/accept.ts';
+import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import { costHeaders, costView } from '../../views/cost.ts';
 import { presentRecipeInfo, presentRecipeResult, recipeInfoOut, recipeOut } from '../../views/recipes.ts';
-import type { TypedApp } from '../app.ts';
 import { edge, problems } from '../schemas.ts';
 
 export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {

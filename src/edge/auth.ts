@@ -88,23 +88,46 @@ export function missingCredentials(): AppError {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/**
- * Whether a request that would use the session cookie comes from another site's page: a browser sends
- * the cookie (SameSite=Strict) with a form or fetch from any page of the same site, subdomains
- * included, and a POST with an empty text/plain body needs no CORS preflight. An unsafe method whose
- * Origin is neither this request's Host nor BASE_URL's host is refused (403), before the cookie is read.
- * Requests without an Origin (curl, the CLI, servers) and safe methods are not browser forgeries.
- */
-function crossOriginCookieUse(request: FastifyRequest, publicHost: string | undefined): boolean {
-  const origin = request.headers.origin;
-  if (origin === undefined || SAFE_METHODS.has(request.method)) return false;
+/** Whether an Origin header names this service: its request's Host, or BASE_URL's host. */
+function ownOrigin(origin: string, request: FastifyRequest, publicHost: string | undefined): boolean {
   let host: string;
   try {
     host = new URL(origin).host;
   } catch {
-    return true; // "null" (a sandboxed page, a file) or garbage: not one of ours
+    return false; // "null" (a sandboxed page, a file) or garbage: not one of ours
   }
-  return host !== request.headers.host && host !== publicHost;
+  return host === request.headers.host || host === publicHost;
+}
+
+/**
+ * Whether the route burns tokens: it declares the 402 refusals of a metered read (insufficient_tokens,
+ * not_entitled, spending_cap_reached). Read from the route's own schema, so a metered route added
+ * later is covered without a list to keep.
+ */
+export function routeBurnsTokens(request: FastifyRequest): boolean {
+  const response = request.routeOptions.schema?.response as Record<string, unknown> | undefined;
+  return response !== undefined && (402 in response || '402' in response);
+}
+
+/**
+ * Whether a request that would use the session cookie may not, for where it comes from. A browser sends
+ * the cookie (SameSite=Strict) with a form, fetch or image from any page of the same site, subdomains
+ * included, and a POST with an empty text/plain body needs no CORS preflight.
+ * - An unsafe method whose Origin is neither this request's Host nor BASE_URL's host is refused (403),
+ *   before the cookie is read. Requests without an Origin (curl, the CLI, servers) are no forgeries.
+ * - A read that burns tokens changes the wallet even as a GET: it is served only to the service's own
+ *   pages, shown by an Origin of ours or by Fetch Metadata (`Sec-Fetch-Site: same-origin`, which
+ *   browsers send on every request and pages cannot forge). A same-site page's <img> or link gets
+ *   neither, so it cannot spend the user's tokens. Keys and Bearer sessions in headers are unaffected.
+ */
+function crossOriginCookieUse(request: FastifyRequest, publicHost: string | undefined): boolean {
+  const origin = request.headers.origin;
+  if (routeBurnsTokens(request)) {
+    if (origin !== undefined) return !ownOrigin(origin, request, publicHost);
+    return request.headers['sec-fetch-site'] !== 'same-origin';
+  }
+  if (origin === undefined || SAFE_METHODS.has(request.method)) return false;
+  return !ownOrigin(origin, request, publicHost);
 }
 
 export async function resolveCaller(
@@ -124,7 +147,9 @@ export async function resolveCaller(
     if (mode === 'optional') return null;
     throw new AppError(
       'forbidden',
-      'The session cookie is not accepted from another origin: send the session token as "Authorization: Bearer <token>" instead.',
+      routeBurnsTokens(request)
+        ? 'A read that burns tokens takes the session cookie only from this service\'s own pages (an Origin of ours or Sec-Fetch-Site: same-origin): send a key or the session token as "Authorization: Bearer <token>" instead.'
+        : 'The session cookie is not accepted from another origin: send the session token as "Authorization: Bearer <token>" instead.',
       { origin: request.headers.origin },
     );
   }

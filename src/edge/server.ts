@@ -1,0 +1,144 @@
+/**
+ * The HTTP server every face is mounted on: Fastify with the request log, timeouts, JSON bodies only,
+ * and problem+json for what the HTTP parser or the router refuses before any hook runs.
+ */
+import { STATUS_CODES } from 'node:http';
+import Fastify, {
+  errorCodes,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Env } from '../config.ts';
+import { newRequestId } from '../domain/ids.ts';
+import { AppError, toProblem } from '../errors.ts';
+import { parseJsonBody } from './json-body.ts';
+import { OpenExports } from './open-exports.ts';
+import { sendProblem, toAppError } from './problem.ts';
+import { maskCredentials, RequestLog } from './request-log.ts';
+
+export type TypedApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The exports streaming now, for a shutdown that has to cut them (refunded). */
+    openExports: OpenExports;
+  }
+}
+
+export interface ServerOptions {
+  /** `false`: no request log; `stream`: where the lines go (standard output by default). */
+  logger?: boolean | { level: string; stream?: NodeJS.WritableStream };
+}
+
+export function createServer(env: Env, options: ServerOptions = {}): FastifyInstance {
+  const trustProxy = env.TRUST_PROXY ? env.TRUST_PROXY.split(',').map((s) => s.trim()) : false;
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            level: typeof options.logger === 'object' ? options.logger.level : env.LOG_LEVEL,
+            ...(typeof options.logger === 'object' && options.logger.stream
+              ? { stream: options.logger.stream }
+              : {}),
+            // Requests are logged by method, URL and client; headers are not logged at all. A credential
+            // a client put in the URL (where it does not belong) is masked.
+            serializers: {
+              req: (request: { method: string; url: string; ip?: string }) => ({
+                method: request.method,
+                url: maskCredentials(request.url),
+                remoteAddress: request.ip,
+              }),
+            },
+          },
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A request must arrive whole (headers and body) within REQUEST_TIMEOUT_MS, or its connection is
+    // closed (408): otherwise a body that never ends holds a socket for good, and a few thousand such
+    // requests, each one admission of the IP fence, exhaust the process's file descriptors. Responses
+    // (a long export to a slow reader) are not timed. Checked every second.
+    requestTimeout: env.REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: Math.min(60_000, env.REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: 1000,
+    },
+    logController: new RequestLog(),
+    // A HEAD of a metered GET would burn tokens and return no data: not routed.
+    exposeHeadRoutes: false,
+    // Requests that arrive while the node shuts down get a problem+json 503 from the onRequest hook
+    // below, not Fastify's own JSON one.
+    return503OnClosing: false,
+    trustProxy,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && requestIdPattern.test(given) ? given : newRequestId();
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // A URL the router cannot take apart (a broken %-escape, a path segment over maxParamLength) is
+    // answered before any hook runs: as problem+json too, with its request id.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return sendProblem(reply, toAppError(error, request));
+    },
+    // A request Node's parser gives up on (it never arrived whole, headers too large, not HTTP) has no
+    // route or reply: answered here on the socket, as problem+json like every other refusal, and closed.
+    clientErrorHandler(error, socket) {
+      if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || socket.destroyed) return;
+      const code = (error as NodeJS.ErrnoException).code;
+      const refusal =
+        code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new AppError(
+              'request_timeout',
+              `The request (headers and body) did not arrive whole within ${env.REQUEST_TIMEOUT_MS} ms.`,
+            )
+          : code === 'HPE_HEADER_OVERFLOW'
+            ? new AppError('headers_too_large', 'The request headers are larger than this service takes.')
+            : new AppError('invalid_request', 'The request is not well-formed HTTP/1.1.');
+      const requestId = newRequestId();
+      const body = JSON.stringify(toProblem(refusal, requestId));
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy(error);
+    },
+  });
+
+  // Bodies are JSON only. Fastify's default text/plain parser would hand a string to the schema (a 400
+  // about the body's shape) where the media type is the fault: 415. An empty text/plain body (what a
+  // browser's fetch sends with body '') is no body, as on the routes whose body is optional.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
+    if (body === '') done(null, undefined);
+    else done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE('text/plain'), undefined);
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // Responses are built by the handlers from typed values; the zod response schemas document them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.decorateRequest('caller', null);
+  app.decorateRequest('limitSlot', null);
+  app.decorate('openExports', new OpenExports());
+  return app;
+}

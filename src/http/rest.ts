@@ -1,0 +1,30 @@
+/** The REST face: every /api/v1 route, each resource in its own file under routes/. */
+import type { Deps } from '../deps.ts';
+import type { TypedApp } from '../edge/server.ts';
+import { registerAdminRoutes } from './routes/admin.ts';
+import { registerAuthRoutes } from './routes/auth.ts';
+import { registerBillingRoutes } from './routes/billing.ts';
+import { registerCatalogRoutes } from './routes/catalog.ts';
+import { registerDataRoutes } from './routes/data.ts';
+import { registerEstimateRoutes } from './routes/estimate.ts';
+import { registerExportRoutes } from './routes/export.ts';
+import { registerKeyRoutes } from './routes/keys.ts';
+import { registerManualRoutes } from './routes/manual.ts';
+import { registerMeRoutes } from './routes/me.ts';
+import { registerMetaRoutes } from './routes/meta.ts';
+import { registerRecipeRoutes } from './routes/recipes.ts';
+
+export function registerRestRoutes(app: TypedApp, deps: Deps): void {
+  registerMetaRoutes(app, deps);
+  registerAuthRoutes(app, deps);
+  registerCatalogRoutes(app, deps);
+  registerDataRoutes(app, deps);
+  registerEstimateRoutes(app, deps);
+  registerRecipeRoutes(app, deps);
+  registerMeRoutes(app, deps);
+  registerKeyRoutes(app, deps);
+  registerExportRoutes(app, deps, app.openExports);
+  registerBillingRoutes(app, deps);
+  registerManualRoutes(app);
+  registerAdminRoutes(app, deps);
+}
