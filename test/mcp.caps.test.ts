@@ -82,6 +82,8 @@ describe('spending caps through MCP', () => {
       balance,
       balance_after: balance,
       would_refuse: 'spending_cap_reached',
+      refusal_detail:
+        "This key's daily spending cap of 10 tokens is reached: it burned 10 today (UTC) and this request costs 5. The cap resets at 2026-11-22T00:00:00.000Z.",
       spending_cap: {
         period: 'day',
         cap_tokens: '10',
@@ -202,6 +204,7 @@ describe('early_bird through MCP', () => {
       balance: '1',
       balance_after: '1',
       would_refuse: null,
+      refusal_detail: null,
     });
     assert.match(
       forecast.content[0].text,

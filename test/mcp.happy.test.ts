@@ -127,6 +127,7 @@ for (const era of eras) {
           balance: '1000',
           balance_after: '995',
           would_refuse: null,
+          refusal_detail: null,
         });
 
         const me = (await mcp.client.callTool({ name: 'get_account', arguments: {} })) as Loose;
@@ -197,7 +198,7 @@ for (const era of eras) {
           name: 'run_recipe',
           arguments: { recipe: 'dow30-sandbox-smoke' },
         })) as Loose;
-        assert.equal(recipe.structuredContent.count, 30);
+        assert.equal(recipe.structuredContent.meta.count, 30);
         assert.equal(recipe._meta['tmd.example/cost'].request_tokens, '2');
         assert.equal(
           recipe.content[1].text,
@@ -275,9 +276,9 @@ test('run_recipe calendar-tonight takes a time zone', async () => {
   );
   assert.equal(res.status, 200, res.text);
   const value = res.json.result.structuredContent;
-  assert.equal(value.recipe, 'calendar-tonight');
-  assert.equal(value.tz, 'Europe/London');
-  assert.equal(value.count, value.events.length);
+  assert.equal(value.meta.recipe, 'calendar-tonight');
+  assert.equal(value.meta.tz, 'Europe/London');
+  assert.equal(value.meta.count, value.data.length);
   assert.equal(res.headers.get('x-request-tokens'), '2');
 });
 

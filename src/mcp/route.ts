@@ -39,13 +39,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Env } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
-import { costHeaders } from '../domain/metering.ts';
 import { admits } from '../edge/accept.ts';
 import { sendProblem, toAppError } from '../edge/problem.ts';
 import { AppError, type ErrorCode, errorCatalogue } from '../errors.ts';
+import { costHeaders, costView } from '../views/cost.ts';
 import { serveLegacyExchange } from './legacy.ts';
 import { createMcpFace, MODERN_REVISION } from './server.ts';
-import type { McpCall } from './tools.ts';
+import type { McpCall } from './tool-kit.ts';
 
 export const MCP_PATH = '/mcp/jsonrpc';
 
@@ -409,7 +409,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
     };
     /** A JSON-RPC answer encoded here: the cost headers of a metered call, the stored parts put back. */
     const sendMessage = (target: FastifyReply, message: object) => {
-      if (call.cost) target.headers(costHeaders(deps.pricing, call.cost));
+      if (call.cost) target.headers(costHeaders(costView(deps.pricing, call.cost)));
       return target.type('application/json').send(answerBytes(JSON.stringify(message), call));
     };
     const header = (name: string) => {
@@ -467,7 +467,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
       // acknowledges it and ends the stream at once. Passed through, never buffered.
       return reply.send(Readable.fromWeb(response.body as WebReadableStream));
     }
-    if (call.cost) reply.headers(costHeaders(deps.pricing, call.cost));
+    if (call.cost) reply.headers(costHeaders(costView(deps.pricing, call.cost)));
     if (call.raw) return reply.send(answerBytes(await response.text(), call));
     // Nothing to put back: the bytes as the SDK encoded them.
     const payload = Buffer.from(await response.arrayBuffer());

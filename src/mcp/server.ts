@@ -11,14 +11,8 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { Deps } from '../deps.ts';
-import {
-  COST_META_KEY,
-  createTools,
-  type McpCall,
-  type McpTool,
-  PROBLEM_META_KEY,
-  refusalResult,
-} from './tools.ts';
+import { COST_META_KEY, type McpCall, type McpTool, PROBLEM_META_KEY, refusalResult } from './tool-kit.ts';
+import { createTools } from './tools.ts';
 
 /**
  * The 2026-07-28 revision, served on the route's composed path (route.ts). A server built for it lists it
