@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --disable-warning=ExperimentalWarning
 /** The `tmd` operator command: see src/cli/tmd.ts, or run `tmd help`. */
 import { text } from 'node:stream/consumers';
-import { runCli } from '../src/cli/tmd.ts';
+import { runCli } from '../src/tmd.ts';
 
 process.exitCode = await runCli(process.argv.slice(2), {
   stdout: (chunk) => process.stdout.write(chunk),

@@ -11,8 +11,10 @@ import { ConfigError, loadServiceFile } from './config.ts';
 import { Accounts } from './domain/accounts.ts';
 import { Authenticator } from './domain/auth.ts';
 import { Credentials } from './domain/credentials.ts';
+import { DataExports } from './domain/export.ts';
 import { Charges } from './domain/metering.ts';
-import { isP0, listCostOf, makePricing, type Pricing } from './domain/pricing.ts';
+import { Operator } from './domain/operator.ts';
+import { isP0, listCostOf, makePricing } from './domain/pricing.ts';
 import { DataReads } from './domain/reads.ts';
 import { Recipes } from './domain/recipes.ts';
 import { Sessions } from './domain/sessions.ts';
@@ -22,41 +24,19 @@ import type { Limiter } from './limits/port.ts';
 import { FallbackLimiter } from './limits/redis/fallback-limiter.ts';
 import { RedisLimiter } from './limits/redis/redis-limiter.ts';
 import { Metrics } from './metrics.ts';
+import type { EdgeServices, ProcessLog } from './services.ts';
 import { withKeyCache } from './store/key-cache.ts';
 import type { Store } from './store/port.ts';
 import { PostgresStore, type StoreHealth } from './store/postgres/postgres-store.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 
-export interface Deps {
-  env: Env;
-  config: ServiceFile;
-  pricing: Pricing;
-  catalog: Catalog;
+/** Everything the process holds: the faces' services, the edge's, and the adapters behind them. */
+export interface Deps extends EdgeServices {
   store: Store;
-  limiter: Limiter;
-  /** The in-flight slots of this process's requests, renewed while they run. */
-  slots: HeldSlots;
   sessions: Sessions;
-  auth: Authenticator;
-  credentials: Credentials;
-  reads: DataReads;
-  recipes: Recipes;
-  accounts: Accounts;
-  /** The charges in flight, which a node that has to stop now closes (http/shutdown.ts). */
-  charges: Charges;
-  now: () => number;
-  metrics: Metrics;
-  /** Process-level events (not requests): adapter switches, shutdown. */
-  log: ProcessLog;
-  /** Reachability for /readyz: the store answers a ping; the limiter is `local` when in-process by configuration. */
-  health: { store: () => Promise<void>; limiter: () => Promise<'ok' | 'degraded' | 'local'> };
 }
 
-export interface ProcessLog {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
+export type { ProcessLog };
 
 export interface DepsOptions {
   env: Env;
@@ -249,6 +229,8 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   });
   const recipes = new Recipes(reads);
   const accounts = new Accounts({ store, pricing, now, config });
+  const exports = new DataExports({ config, reads });
+  const operator = new Operator({ store, config, catalog, credentials, now });
   return {
     env,
     config,
@@ -263,6 +245,8 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     reads,
     recipes,
     accounts,
+    exports,
+    operator,
     charges,
     now,
     metrics,

@@ -2,7 +2,7 @@
 
 import { buildApp } from './app.ts';
 import { ConfigError, parseEnv } from './config.ts';
-import { buildDeps } from './deps.ts';
+import { buildDeps, closeDeps } from './deps.ts';
 import { scheduleMonthlyCredits } from './domain/packages.ts';
 import { gracefulShutdown } from './edge/shutdown.ts';
 
@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     graceMs: env.SHUTDOWN_GRACE_MS,
     stopJobs: stopMonthlyCredits,
     exit: (code) => process.exit(code),
+    close: () => closeDeps(deps),
   });
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterEach, test } from 'node:test';
-import { gracefulShutdown } from '../src/http/shutdown.ts';
+import { closeDeps } from '../src/deps.ts';
+import { gracefulShutdown } from '../src/edge/shutdown.ts';
 import type { LedgerEntry, RowQuery, StoredRow } from '../src/store/port.ts';
 import { H15, h15Rows } from './helpers/h15.ts';
 import { operatorAccount } from './helpers/operator.ts';
@@ -57,6 +58,7 @@ async function stoppingServer(
   Object.assign(slow, { credit: 0, debit: 0, source: 0 });
   Object.assign(begun, { credit: 0, debit: 0, source: 0 });
   const server = await startServer({
+    listen: true,
     clock: new TestClock(Date.parse('2025-12-15T10:00:00Z')),
     wrapStore: (store) =>
       new Proxy(store, {
@@ -93,6 +95,7 @@ async function stoppingServer(
     graceMs,
     ...(stopNowWaitMs !== undefined && { stopNowWaitMs }),
     stopJobs: () => undefined,
+    close: () => closeDeps(server.deps),
     exit: (code) => {
       const wallet = walletOf();
       // What the ledger holds at the moment of exit: SQLite answers at once, before anything else runs.

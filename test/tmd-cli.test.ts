@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { runCli } from '../src/cli/tmd.ts';
 import { Operator } from '../src/domain/operator.ts';
+import { runCli } from '../src/tmd.ts';
 import { freshIp } from './helpers/operator.ts';
 import { assertLedgerBalanced, bearer, sandboxKey, startServer, type TestServer } from './helpers/server.ts';
 

@@ -5,9 +5,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
-import type { RowQuery } from '../store/port.ts';
 import type { CatalogEntry } from './catalog.ts';
-import type { FieldType } from './types.ts';
+import type { FieldType, RowQuery } from './types.ts';
 
 export const MAX_LIMIT = 1000;
 export const DEFAULT_LIMIT = 100;

@@ -60,3 +60,26 @@ export interface DatasetDef {
 
 export type Scalar = string | number | boolean | null;
 export type Row = Record<string, Scalar>;
+
+/** One page of a dataset's rows, as the read plan asks the store for it. */
+export interface RowQuery {
+  dataset: string;
+  /** Inclusive lower bound on the time column (string compare on ISO dates). */
+  from?: string;
+  /** Exclusive upper bound on the time column. */
+  toExclusive?: string;
+  /**
+   * Field name -> accepted values (OR within a field, AND across fields). Text values match the stored
+   * value's JSON text (a boolean as true/false); numbers match a stored JSON number of the same value.
+   */
+  filters: Record<string, string[] | number[]>;
+  descending: boolean;
+  /** Keyset position of the last row of the previous page. */
+  after?: { t: string; id: number };
+  limit: number;
+  /**
+   * `csvColumnsKey` of the columns a CSV answer needs: each row then carries its stored CSV line when the
+   * dataset was loaded with exactly those columns, else null. Checked in the same statement as the rows.
+   */
+  csvColumns?: string;
+}

@@ -13,18 +13,18 @@ import {
   parseImport,
   parseMapFile,
 } from '../catalog/import-file.ts';
-import { ConfigError, parseEnv } from '../config.ts';
-import { buildDeps, closeDeps, type Deps } from '../deps.ts';
+import { ConfigError } from '../config.ts';
 import { formatMicros } from '../domain/money.ts';
 import {
   capAmount,
   creditKinds,
   newAccountInput,
-  Operator,
+  type Operator,
   type OperatorCreditKind,
   tokenAmount,
 } from '../domain/operator.ts';
 import { AppError } from '../errors.ts';
+import type { Services } from '../services.ts';
 import { presentAccountView } from '../views/accounts.ts';
 import { keyExpiry, label } from '../views/common.ts';
 import { presentKey } from '../views/keys.ts';
@@ -126,7 +126,7 @@ function formatOf(file: string, given: string | undefined): ImportFormat {
   throw new UsageError(`cannot tell the format of ${file} from its extension: pass --format csv|ndjson|json`);
 }
 
-async function runImport(deps: Deps, operator: Operator, io: CliIo, args: string[]): Promise<void> {
+async function runImport(deps: Services, operator: Operator, io: CliIo, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -178,8 +178,8 @@ async function runImport(deps: Deps, operator: Operator, io: CliIo, args: string
   print(io, { ...summary, loaded: true, kept_rows: loaded.kept, total_rows: loaded.rows });
 }
 
-async function dispatch(deps: Deps, io: CliIo, argv: string[]): Promise<void> {
-  const operator = new Operator(deps);
+export async function dispatch(deps: Services, io: CliIo, argv: string[]): Promise<void> {
+  const { operator } = deps;
   const [command, sub, ...rest] = argv;
   const now = () => deps.now();
   switch (command) {
@@ -327,39 +327,33 @@ async function dispatch(deps: Deps, io: CliIo, argv: string[]): Promise<void> {
   );
 }
 
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
-  if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
-    io.stdout(usage);
-    return argv.length === 0 ? 2 : 0;
+/** Whether the arguments ask for the usage text (no command is a usage error, exit 2). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+}
+
+/** The process log of a command: stdout carries its JSON only, so warnings go to stderr. */
+export function cliLog(io: CliIo) {
+  return {
+    info: () => {},
+    warn: (msg: string, fields: Record<string, unknown> = {}) =>
+      io.stderr(`tmd: warning: ${msg} ${JSON.stringify(fields)}\n`),
+    error: (msg: string, fields: Record<string, unknown> = {}) =>
+      io.stderr(`tmd: error: ${msg} ${JSON.stringify(fields)}\n`),
+  };
+}
+
+/** A failed command's one line on stderr, and its exit code: 2 for a usage error, else 1. */
+export function reportError(error: unknown, io: CliIo): number {
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    io.stderr(`tmd: ${(error as Error).message}\n\n${usage}`);
+    return 2;
   }
-  let deps: Deps | undefined;
-  try {
-    const env = io.env === undefined ? parseEnv() : parseEnv(io.env);
-    // stdout carries the command's JSON only; the process log's warnings go to stderr.
-    const log = {
-      info: () => {},
-      warn: (msg: string, fields: Record<string, unknown> = {}) =>
-        io.stderr(`tmd: warning: ${msg} ${JSON.stringify(fields)}\n`),
-      error: (msg: string, fields: Record<string, unknown> = {}) =>
-        io.stderr(`tmd: error: ${msg} ${JSON.stringify(fields)}\n`),
-    };
-    deps = await buildDeps({ env, log, ...(io.now ? { now: io.now } : {}) });
-    await dispatch(deps, io, argv);
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`tmd: ${(error as Error).message}\n\n${usage}`);
-      return 2;
-    }
-    if (error instanceof AppError) io.stderr(`tmd: ${error.code}: ${error.message}\n`);
-    else if (error instanceof ImportError || error instanceof ConfigError)
-      io.stderr(`tmd: ${error.message}\n`);
-    else if ((error as NodeJS.ErrnoException).syscall !== undefined)
-      // A file that cannot be read (missing, a directory, no permission): the system's message says which.
-      io.stderr(`tmd: ${(error as Error).message}\n`);
-    else io.stderr(`tmd: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
-    return 1;
-  } finally {
-    if (deps) await closeDeps(deps);
-  }
+  if (error instanceof AppError) io.stderr(`tmd: ${error.code}: ${error.message}\n`);
+  else if (error instanceof ImportError || error instanceof ConfigError) io.stderr(`tmd: ${error.message}\n`);
+  else if ((error as NodeJS.ErrnoException).syscall !== undefined)
+    // A file that cannot be read (missing, a directory, no permission): the system's message says which.
+    io.stderr(`tmd: ${(error as Error).message}\n`);
+  else io.stderr(`tmd: unexpected error: ${(error as Error).stack ?? String(error)}\n`);
+  return 1;
 }

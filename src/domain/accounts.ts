@@ -9,6 +9,7 @@ import { burnedThisMonth, type MeterDeps, tierOf } from './metering.ts';
 import { MICROS_PER_TOKEN } from './money.ts';
 import { type Entitlements, entitlementsOf } from './packages.ts';
 import { nextTier } from './pricing.ts';
+import { summarizeUsage, type UsageSummary } from './usage-summary.ts';
 
 export interface AccountSnapshot {
   caller: Caller;
@@ -78,6 +79,11 @@ export class Accounts {
     const events = await this.#deps.store.listUsage(scope, cursor ?? null, limit + 1);
     const page = events.slice(0, limit);
     return { events: page, nextCursor: events.length > page.length ? (page.at(-1)?.id ?? null) : null };
+  }
+
+  /** Tokens and reads per UTC day by channel, and the top datasets, over the last `days` days. */
+  async usageSummary(caller: Caller, days: number): Promise<UsageSummary> {
+    return summarizeUsage(this.#deps.store, caller, this.#deps.now(), days);
   }
 
   /** The keys of the caller's account. */

@@ -1,9 +1,10 @@
 /** Who is calling, as authentication found it. Transports build it; the domain only reads it. */
 import type { AccountRecord, KeyRecord, WalletRecord } from '../store/port.ts';
+import type { CredentialKind } from './credential-kinds.ts';
 import { credentialKinds } from './credential-kinds.ts';
 import type { Channel } from './pricing.ts';
 
-export type CredentialKind = 'sandbox' | 'public_test' | 'live' | 'session';
+export type { CredentialKind };
 
 export interface Caller {
   kind: CredentialKind;

@@ -3,7 +3,9 @@
  * rules that used to be `kind ===` branches read their row. Adding a kind is one row here plus its
  * issuance (and, for a stored key kind, its key prefix and the keys table's CHECK constraint).
  */
-import type { CredentialKind } from './caller.ts';
+
+/** Who can call: the three kinds of stored keys, and a login session. */
+export type CredentialKind = 'sandbox' | 'public_test' | 'live' | 'session';
 
 export interface KindPolicy {
   /** How refusals name it: "A sandbox key reads only P0 datasets". */

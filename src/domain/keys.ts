@@ -1,8 +1,9 @@
 /** Key strings: `tmd_<kind>_` plus 32 random bytes in base64url. Only a SHA-256 digest is stored. */
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export const keyKinds = ['sandbox', 'public_test', 'live'] as const;
-export type KeyKind = (typeof keyKinds)[number];
+import { type KeyKind, keyKinds } from '../store/port.ts';
+
+export { type KeyKind, keyKinds };
 
 const prefixByKind: Record<KeyKind, string> = {
   sandbox: 'tmd_sbx_',

@@ -1,8 +1,9 @@
 /** Tiers and charges (spec 2.4, 8.4; DECISIONS "Money"). Pure functions over the validated config. */
 import type { ServiceFile, Tier } from '../config.ts';
+import type { Channel } from '../store/port.ts';
 import { chargeMicros, eurString, MICROS_PER_TOKEN, percentToBasisPoints } from './money.ts';
 
-export type Channel = 'rest' | 'mcp' | 'terminal';
+export type { Channel } from '../store/port.ts';
 
 export interface Pricing {
   readonly tiers: readonly Tier[];

@@ -4,14 +4,14 @@
  * and 405 rather than 404 for a path served under other methods.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.ts';
 import { AppError, serviceUnavailable } from '../errors.ts';
+import type { EdgeServices } from '../services.ts';
 import { assertAllowed, resolveCaller } from './auth.ts';
 import { brokenQueryEscape, controlInPath } from './guards.ts';
 import { applyLimits } from './limits.ts';
 import { sendProblem, toAppError } from './problem.ts';
 
-export function installEdgeHooks(app: FastifyInstance, deps: Deps): void {
+export function installEdgeHooks(app: FastifyInstance, deps: EdgeServices): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;

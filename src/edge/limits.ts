@@ -4,13 +4,13 @@
  * the IETF RateLimit-Policy / RateLimit headers, refusals included.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
 import { clientNetwork } from '../domain/client-network.ts';
 import { limitSubject, limitsFor } from '../domain/limits-policy.ts';
 import { AppError } from '../errors.ts';
 import type { HeldSlot } from '../limits/held-slots.ts';
 import type { AdmitRequest, WindowCheck, WindowState } from '../limits/port.ts';
+import type { EdgeServices } from '../services.ts';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -35,7 +35,12 @@ function nextUtcMidnight(now: number): number {
   return (Math.floor(now / DAY_MS) + 1) * DAY_MS;
 }
 
-export function admissionFor(deps: Deps, caller: Caller | null, ip: string, now: number): AdmitRequest {
+export function admissionFor(
+  deps: EdgeServices,
+  caller: Caller | null,
+  ip: string,
+  now: number,
+): AdmitRequest {
   const windows: WindowCheck[] = [];
   const fence = {
     code: 'ip_fence',
@@ -104,7 +109,11 @@ const refusals = {
   concurrency_limit: (limit: number) => `At most ${limit} requests in flight on this credential.`,
 } as const;
 
-export async function applyLimits(deps: Deps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function applyLimits(
+  deps: EdgeServices,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
   if (request.routeOptions.config.limits === false) return;
   const admission = admissionFor(deps, request.caller, request.ip, deps.now());
   const result = await deps.limiter.admit(admission);
@@ -137,7 +146,7 @@ export async function applyLimits(deps: Deps, request: FastifyRequest, reply: Fa
 }
 
 /** Gives the in-flight slot back once, whether the request completed, failed or was aborted. */
-export function releaseSlot(deps: Deps, request: FastifyRequest): void {
+export function releaseSlot(deps: EdgeServices, request: FastifyRequest): void {
   const slot = request.limitSlot;
   if (!slot) return;
   request.limitSlot = null;

@@ -1,6 +1,6 @@
 /** Graceful shutdown of a node: what SIGTERM and SIGINT do. */
 import type { FastifyInstance } from 'fastify';
-import { closeDeps, type Deps } from '../deps.ts';
+import type { Services } from '../services.ts';
 
 /**
  * Once the node stops now: how long the charges already sent to the store, and the refunds of the
@@ -15,6 +15,8 @@ export interface ShutdownOptions {
   stopJobs(): void;
   /** process.exit, in the process. */
   exit(code: number): void;
+  /** Closes the store and the limiter, once the requests are done. */
+  close(): Promise<void>;
   /** STOP_NOW_WAIT_MS unless given (tests). */
   stopNowWaitMs?: number;
 }
@@ -37,7 +39,7 @@ export interface ShutdownOptions {
  */
 export function gracefulShutdown(
   app: FastifyInstance,
-  deps: Deps,
+  deps: Services,
   options: ShutdownOptions,
 ): (signal: string) => Promise<void> {
   let closing = false;
@@ -96,7 +98,7 @@ export function gracefulShutdown(
       await new Promise((resolve) => setImmediate(resolve));
       // Stopping now already (the grace ran out, or a second signal): its refunds need the store open.
       if (stopping) return;
-      await closeDeps(deps);
+      await options.close();
     } catch (error) {
       clearInterval(sweep);
       deps.log.warn('error during shutdown', { err: (error as Error).message });

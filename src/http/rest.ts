@@ -1,6 +1,7 @@
 /** The REST face: every /api/v1 route, each resource in its own file under routes/. */
-import type { Deps } from '../deps.ts';
+
 import type { TypedApp } from '../edge/server.ts';
+import type { Services } from '../services.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
@@ -14,7 +15,7 @@ import { registerMeRoutes } from './routes/me.ts';
 import { registerMetaRoutes } from './routes/meta.ts';
 import { registerRecipeRoutes } from './routes/recipes.ts';
 
-export function registerRestRoutes(app: TypedApp, deps: Deps): void {
+export function registerRestRoutes(app: TypedApp, deps: Services): void {
   registerMetaRoutes(app, deps);
   registerAuthRoutes(app, deps);
   registerCatalogRoutes(app, deps);

@@ -37,11 +37,11 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Env } from '../config.ts';
-import type { Deps } from '../deps.ts';
 import type { Caller } from '../domain/caller.ts';
 import { admits } from '../edge/accept.ts';
 import { sendProblem, toAppError } from '../edge/problem.ts';
 import { AppError, type ErrorCode, errorCatalogue } from '../errors.ts';
+import type { Services } from '../services.ts';
 import { costHeaders, costView } from '../views/cost.ts';
 import { serveLegacyExchange } from './legacy.ts';
 import { createMcpFace, MODERN_REVISION } from './server.ts';
@@ -380,7 +380,7 @@ function withArgumentsChecked(body: unknown): { body: unknown; refusal?: AppErro
   };
 }
 
-export function registerMcpRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
   const face = createMcpFace(deps);
   const modern = createMcpHandler((ctx) => face.serverFor(callFrom(ctx.authInfo)), {
     legacy: 'reject',

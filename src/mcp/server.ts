@@ -10,7 +10,7 @@ import {
   Server,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
-import type { Deps } from '../deps.ts';
+import type { Services } from '../services.ts';
 import { COST_META_KEY, type McpCall, type McpTool, PROBLEM_META_KEY, refusalResult } from './tool-kit.ts';
 import { createTools } from './tools.ts';
 
@@ -30,7 +30,7 @@ export interface McpFace {
   toolNames: readonly string[];
 }
 
-export function createMcpFace(deps: Deps): McpFace {
+export function createMcpFace(deps: Services): McpFace {
   // Tool definitions and their JSON Schemas are built once per process; servers are built per request.
   const tools = createTools(deps);
   const byName = new Map<string, McpTool>(tools.map((t) => [t.definition.name, t]));

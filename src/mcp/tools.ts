@@ -4,7 +4,7 @@
  * path, channel `mcp`) and leave their cost figures on the call, so the HTTP response carries the cost
  * headers too.
  */
-import type { Deps } from '../deps.ts';
+import type { Services } from '../services.ts';
 import type { McpTool } from './tool-kit.ts';
 import { describeDatasetTool } from './tools/describe-dataset.ts';
 import { estimateCostTool } from './tools/estimate-cost.ts';
@@ -13,7 +13,7 @@ import { readDatasetTool } from './tools/read-dataset.ts';
 import { runRecipeTool } from './tools/run-recipe.ts';
 import { searchDatasetsTool } from './tools/search-datasets.ts';
 
-export function createTools(deps: Deps): McpTool[] {
+export function createTools(deps: Services): McpTool[] {
   const { accounts, catalog, pricing, reads, recipes } = deps;
   return [
     searchDatasetsTool(catalog),

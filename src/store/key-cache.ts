@@ -5,13 +5,13 @@
  * made by other nodes show within `ttlMs`. The debit itself always runs against the store, so a stale
  * balance can never overdraw a wallet.
  */
-import type { KeyKind } from '../domain/keys.ts';
 import type {
   CreditInput,
   CreditResult,
   DebitInput,
   DebitResult,
   KeyContext,
+  KeyKind,
   KeyRecord,
   Store,
 } from './port.ts';

@@ -2,9 +2,16 @@
  * The Store port: everything the service persists. Small and async so that the SQLite adapter and a
  * PostgreSQL adapter can both implement it; every method that changes money is atomic on its own.
  */
-import type { Row } from '../catalog/types.ts';
-import type { KeyKind } from '../domain/keys.ts';
-import type { Channel } from '../domain/pricing.ts';
+import type { Row, RowQuery } from '../catalog/types.ts';
+
+export type { RowQuery } from '../catalog/types.ts';
+
+/** The kinds of stored keys (the keys table's CHECK constraint names the same). */
+export const keyKinds = ['sandbox', 'public_test', 'live'] as const;
+export type KeyKind = (typeof keyKinds)[number];
+
+/** The face a read came through, recorded on its usage event. */
+export type Channel = 'rest' | 'mcp' | 'terminal';
 
 export const entryKinds = ['grant', 'topup', 'monthly_credit', 'burn', 'refund', 'adjustment'] as const;
 export type EntryKind = (typeof entryKinds)[number];
@@ -180,28 +187,6 @@ export interface NewAccount {
   walletId: string;
   createdAt: number;
   publicTestStartedAt: number | null;
-}
-
-export interface RowQuery {
-  dataset: string;
-  /** Inclusive lower bound on the time column (string compare on ISO dates). */
-  from?: string;
-  /** Exclusive upper bound on the time column. */
-  toExclusive?: string;
-  /**
-   * Field name -> accepted values (OR within a field, AND across fields). Text values match the stored
-   * value's JSON text (a boolean as true/false); numbers match a stored JSON number of the same value.
-   */
-  filters: Record<string, string[] | number[]>;
-  descending: boolean;
-  /** Keyset position of the last row of the previous page. */
-  after?: { t: string; id: number };
-  limit: number;
-  /**
-   * `csvColumnsKey` of the columns a CSV answer needs: each row then carries its stored CSV line when the
-   * dataset was loaded with exactly those columns, else null. Checked in the same statement as the rows.
-   */
-  csvColumns?: string;
 }
 
 /** How a text page joins its stored CSV lines (`PageQuery.csvJoin`). */

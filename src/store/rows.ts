@@ -2,11 +2,11 @@
  * Row mapping shared by the SQL adapters: database rows to port records. Drivers return bigint columns
  * as bigint (node:sqlite) or decimal strings (pg); both are parsed exactly, never through a float.
  */
-import type { KeyKind } from '../domain/keys.ts';
 import type {
   AccountRecord,
   CsvJoin,
   EntryKind,
+  KeyKind,
   KeyRecord,
   LedgerEntry,
   PageQuery,

@@ -5,7 +5,6 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Deps } from '../../deps.ts';
 import { formatMicros } from '../../domain/money.ts';
 import {
   type AccountView,
@@ -13,12 +12,12 @@ import {
   capAmount,
   creditKinds,
   newAccountInput,
-  Operator,
   tokenAmount,
 } from '../../domain/operator.ts';
 import { SESSION_COOKIE } from '../../edge/auth.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
 import { presentAccountView } from '../../views/accounts.ts';
 import { keyExpiry, label, tokens } from '../../views/common.ts';
 import { issuedKeyOut, keyOut, presentKey } from '../../views/keys.ts';
@@ -120,8 +119,8 @@ const entryOut = z.object({
   request_id: z.string().nullable(),
 });
 
-export function registerAdminRoutes(app: TypedApp, deps: Deps): void {
-  const operator = new Operator(deps);
+export function registerAdminRoutes(app: TypedApp, deps: Services): void {
+  const { operator } = deps;
   // auth 'none': the admin token is not a key, so the key authenticator must not see it.
   const config = { auth: 'none' as const };
   const onRequest = async (request: FastifyRequest) => authorizeAdmin(deps.env.ADMIN_TOKEN, request);

@@ -1,11 +1,11 @@
 /** Credential issuance and login: sandbox keys, public-test registration, sessions. */
 import { z } from 'zod';
-import type { Deps } from '../../deps.ts';
 import { kindsWhere } from '../../domain/credential-kinds.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { CLEAR_SESSION_COOKIE, SESSION_COOKIE } from '../../edge/auth.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
 import { iso, tokens } from '../../views/common.ts';
 import { issuedKeyOut, presentKey } from '../../views/keys.ts';
 import { bodyCodes, edge, problems } from '../schemas.ts';
@@ -26,7 +26,7 @@ const publicTestOut = issuedKeyOut.extend({
   balance: tokens,
 });
 
-export function registerAuthRoutes(app: TypedApp, deps: Deps): void {
+export function registerAuthRoutes(app: TypedApp, deps: Services): void {
   app.post(
     '/api/v1/auth/sandbox',
     {

@@ -1,11 +1,11 @@
 /** POST /api/v1/billing/checkout: not live (spec 1.1). It says so, and shows the package shapes. */
 import { z } from 'zod';
-import type { Deps } from '../../deps.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
 import { bodyCodes, edge, problems } from '../schemas.ts';
 
-export function registerBillingRoutes(app: TypedApp, deps: Deps): void {
+export function registerBillingRoutes(app: TypedApp, deps: Services): void {
   app.post(
     '/api/v1/billing/checkout',
     {

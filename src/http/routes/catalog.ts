@@ -1,12 +1,12 @@
 /** The catalog: free to read, with or without a key. */
 
 import { z } from 'zod';
-import type { Deps } from '../../deps.ts';
 import type { TypedApp } from '../../edge/server.ts';
+import type { Services } from '../../services.ts';
 import { datasetOut, describeDataset, entryOut, presentDataset } from '../../views/catalog.ts';
 import { edge, problems, queryInt } from '../schemas.ts';
 
-export function registerCatalogRoutes(app: TypedApp, deps: Deps): void {
+export function registerCatalogRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/catalog',
     {

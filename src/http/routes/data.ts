@@ -3,12 +3,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { csvLine } from '../../catalog/csv.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, type ReadParams, readOptionsShape } from '../../catalog/read-plan.ts';
-import type { Deps } from '../../deps.ts';
 import type { Metered } from '../../domain/metering.ts';
 import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { chooseType } from '../../edge/accept.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
 import { costHeaders, costView } from '../../views/cost.ts';
 import { readEnvelope, readMeta } from '../../views/reads.ts';
 import { edge, problems, queryInt } from '../schemas.ts';
@@ -102,7 +102,7 @@ function wantsCsv(request: FastifyRequest, format: string | undefined): boolean 
 }
 
 export function sendRead(
-  deps: Deps,
+  deps: Services,
   reply: FastifyReply,
   result: Metered<ReadResult>,
   csv: boolean,
@@ -140,7 +140,7 @@ export function sendRead(
     .send(`{"data":[${data}],"meta":${JSON.stringify(meta)}}`);
 }
 
-export function registerDataRoutes(app: TypedApp, deps: Deps): void {
+export function registerDataRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/data/:domain/:name',
     {

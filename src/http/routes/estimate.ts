@@ -1,13 +1,13 @@
 /** What a read would cost the caller, before reading: free, and the same figures as the MCP estimate_cost tool. */
 import { z } from 'zod';
-import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
 import { estimateOut, presentEstimate } from '../../views/cost.ts';
 import { edge, problems } from '../schemas.ts';
 
-export function registerEstimateRoutes(app: TypedApp, deps: Deps): void {
+export function registerEstimateRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/estimate',
     {

@@ -2,18 +2,18 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { csvLine } from '../../catalog/csv.ts';
-import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
-import { DataExports, EXPORT_ROWS_PER_UNIT } from '../../domain/export.ts';
+import { EXPORT_ROWS_PER_UNIT } from '../../domain/export.ts';
 import { projectRow, storedCsvLines } from '../../domain/reads.ts';
 import { chooseType } from '../../edge/accept.ts';
 import type { CutOutcome, OpenExports } from '../../edge/open-exports.ts';
 import type { TypedApp } from '../../edge/server.ts';
+import type { Services } from '../../services.ts';
 import { costHeaders, costView } from '../../views/cost.ts';
 import { edge, problems } from '../schemas.ts';
 
-export function registerExportRoutes(app: TypedApp, deps: Deps, openExports: OpenExports): void {
-  const exports = new DataExports({ config: deps.config, reads: deps.reads });
+export function registerExportRoutes(app: TypedApp, deps: Services, openExports: OpenExports): void {
+  const { exports } = deps;
 
   app.get(
     '/api/v1/export/:domain/:name',

@@ -1,11 +1,11 @@
 /** Wallet-backed (live) keys of an account, managed by a logged-in session. */
 import { z } from 'zod';
-import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
 import { kindsWhere } from '../../domain/credential-kinds.ts';
-import { capAmount, Operator } from '../../domain/operator.ts';
+import { capAmount } from '../../domain/operator.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
 import { keyExpiry, label } from '../../views/common.ts';
 import { issuedKeyOut, keyOut, presentKey } from '../../views/keys.ts';
 import { bodyCodes, edge, problems } from '../schemas.ts';
@@ -15,7 +15,7 @@ function accountOf(caller: Caller | null) {
   return caller.account;
 }
 
-export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
+export function registerKeyRoutes(app: TypedApp, deps: Services): void {
   const sessionOnly = { auth: 'required' as const, allow: kindsWhere('managesAccount') };
   /** A key or any credential but a session is refused with 403 (`allow`). */
   const sessionRefusals = [...edge.required, 'forbidden'] as const;
@@ -72,7 +72,7 @@ export function registerKeyRoutes(app: TypedApp, deps: Deps): void {
     },
   );
 
-  const operator = new Operator(deps);
+  const { operator } = deps;
   app.patch(
     '/api/v1/keys/:id',
     {

@@ -1,14 +1,14 @@
 /** Self-service: who am I, what do I hold, what did I spend. */
 import { z } from 'zod';
-import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { TypedApp } from '../../edge/server.ts';
+import type { Services } from '../../services.ts';
 import { accountOut, presentAccount } from '../../views/accounts.ts';
 import { tokens } from '../../views/common.ts';
 import { presentUsage } from '../../views/ledger.ts';
 import { edge, problems, queryInt } from '../schemas.ts';
 
-export function registerMeRoutes(app: TypedApp, deps: Deps): void {
+export function registerMeRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/me',
     {

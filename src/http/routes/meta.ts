@@ -4,9 +4,9 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Deps } from '../../deps.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
 import { edge, problems } from '../schemas.ts';
 import { authorizeOperatorToken, type OperatorTokenCheck } from './admin.ts';
 
@@ -27,11 +27,11 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-export function baseUrlOf(deps: Deps, host: string | undefined, protocol: string): string {
+export function baseUrlOf(deps: Services, host: string | undefined, protocol: string): string {
   return deps.env.BASE_URL ?? `${protocol}://${host ?? `localhost:${deps.env.PORT}`}`;
 }
 
-export function registerMetaRoutes(app: TypedApp, deps: Deps): void {
+export function registerMetaRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/pricing',
     {

@@ -1,15 +1,15 @@
 /** Recipes: a list (free) and each recipe (metered once, as the sum of its reads' list costs). */
 import { z } from 'zod';
-import type { Deps } from '../../deps.ts';
 import { recipes } from '../../domain/recipes.ts';
 import { chooseType } from '../../edge/accept.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
 import { costHeaders, costView } from '../../views/cost.ts';
 import { presentRecipeInfo, presentRecipeResult, recipeInfoOut, recipeOut } from '../../views/recipes.ts';
 import { edge, problems } from '../schemas.ts';
 
-export function registerRecipeRoutes(app: TypedApp, deps: Deps): void {
+export function registerRecipeRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/recipes',
     {

@@ -11,8 +11,8 @@
 import pg from 'pg';
 import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
-import type { KeyKind } from '../../domain/keys.ts';
 import { AppError, serviceUnavailable } from '../../errors.ts';
+import type { KeyKind } from '../port.ts';
 import {
   type AccountRecord,
   BalanceLimitReached,

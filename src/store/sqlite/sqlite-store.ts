@@ -8,8 +8,8 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
-import type { KeyKind } from '../../domain/keys.ts';
 import { AppError, serviceUnavailable } from '../../errors.ts';
+import type { KeyKind } from '../port.ts';
 import {
   type AccountRecord,
   BalanceLimitReached,

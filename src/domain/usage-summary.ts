@@ -1,0 +1,92 @@
+/**
+ * An account's usage over recent days, summed for charts: tokens per UTC day by channel, and the
+ * datasets that took the most. Built from the same usage events GET /api/v1/me/usage pages through.
+ */
+import { AppError } from '../errors.ts';
+import type { Store, UsageEvent } from '../store/port.ts';
+import type { Caller } from './caller.ts';
+import type { Channel } from './pricing.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const BATCH = 500;
+/** Enough for any Terminal user; past it the summary says it is partial rather than scan without end. */
+const MAX_EVENTS = 200_000;
+
+export interface UsageDay {
+  /** YYYY-MM-DD, UTC. */
+  date: string;
+  burnedMicros: Record<Channel, bigint>;
+  reads: Record<Channel, number>;
+}
+
+export interface UsageSummary {
+  since: number;
+  days: UsageDay[];
+  top: { dataset: string; burnedMicros: bigint; reads: number }[];
+  /** The scan stopped at MAX_EVENTS: older days are incomplete. */
+  partial: boolean;
+}
+
+const zeroByChannel = <T>(zero: T): Record<Channel, T> => ({ rest: zero, mcp: zero, terminal: zero });
+
+/** Usage of the last `days` UTC days (today included), for the caller's account or own key. */
+export async function summarizeUsage(
+  store: Pick<Store, 'listUsage'>,
+  caller: Caller,
+  now: number,
+  days: number,
+  topCount = 10,
+): Promise<UsageSummary> {
+  const scope = caller.account
+    ? { accountId: caller.account.id }
+    : caller.key
+      ? { keyId: caller.key.id }
+      : null;
+  if (!scope) throw new AppError('forbidden', 'No usage to show for this credential.');
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const since = today - (days - 1) * DAY_MS;
+  const byDay = new Map<string, UsageDay>();
+  for (let t = since; t <= today; t += DAY_MS) {
+    const date = new Date(t).toISOString().slice(0, 10);
+    byDay.set(date, { date, burnedMicros: zeroByChannel(0n), reads: zeroByChannel(0) });
+  }
+  const byDataset = new Map<string, { burnedMicros: bigint; reads: number }>();
+  let before: string | null = null;
+  let scanned = 0;
+  let partial = false;
+  scan: for (;;) {
+    const batch: UsageEvent[] = await store.listUsage(scope, before, BATCH);
+    for (const event of batch) {
+      if (event.at < since) break scan;
+      const day = byDay.get(new Date(event.at).toISOString().slice(0, 10));
+      if (day) {
+        day.burnedMicros[event.channel] += event.burnedMicros;
+        // A refund's event carries the burn negated: it takes the read back out of the count too.
+        day.reads[event.channel] += event.outcome === 'refunded' ? -1 : 1;
+      }
+      const sum = byDataset.get(event.dataset) ?? { burnedMicros: 0n, reads: 0 };
+      sum.burnedMicros += event.burnedMicros;
+      sum.reads += event.outcome === 'refunded' ? -1 : 1;
+      byDataset.set(event.dataset, sum);
+    }
+    scanned += batch.length;
+    if (batch.length < BATCH) break;
+    if (scanned >= MAX_EVENTS) {
+      partial = true;
+      break;
+    }
+    before = (batch.at(-1) as UsageEvent).id;
+  }
+  const top = [...byDataset]
+    .map(([dataset, sum]) => ({ dataset, ...sum }))
+    .filter((d) => d.reads > 0)
+    .sort((a, b) =>
+      a.burnedMicros === b.burnedMicros
+        ? b.reads - a.reads || a.dataset.localeCompare(b.dataset)
+        : a.burnedMicros > b.burnedMicros
+          ? -1
+          : 1,
+    )
+    .slice(0, topCount);
+  return { since, days: [...byDay.values()], top, partial };
+}
