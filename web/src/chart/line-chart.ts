@@ -1,0 +1,54 @@
+/**
+ * Time-series charts with uPlot, loaded only by the pages that chart. Zoom by dragging across the plot
+ * (double-click resets); the legend shows the values under the cursor.
+ */
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+import type { Series } from './series.ts';
+
+const palette = ['--series-1', '--series-2', '--series-3', '--series-4', '--series-5', '--series-6'];
+
+function colour(i: number): string {
+  const name = palette[i % palette.length] as string;
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#4fa3ff';
+}
+
+export interface ChartHandle {
+  destroy(): void;
+}
+
+/** Draws lines over x (seconds since the epoch) into `el`, sized to its width. */
+export function drawChart(
+  el: HTMLElement,
+  xs: number[],
+  series: Series[],
+  options: { title?: string; height?: number; bars?: boolean } = {},
+): ChartHandle {
+  const axisColour = getComputedStyle(document.documentElement).getPropertyValue('--text-dim').trim();
+  const gridColour = getComputedStyle(document.documentElement).getPropertyValue('--line').trim();
+  const axis = { stroke: axisColour, grid: { stroke: gridColour, width: 1 }, ticks: { stroke: gridColour } };
+  const plot = new uPlot(
+    {
+      ...(options.title ? { title: options.title } : {}),
+      width: Math.max(320, el.clientWidth - 8),
+      height: options.height ?? 320,
+      scales: { x: { time: true } },
+      axes: [axis, axis],
+      cursor: { drag: { x: true, y: false } },
+      series: [
+        {},
+        ...series.map((s, i) => ({
+          label: s.label,
+          stroke: colour(i),
+          width: 1.5,
+          spanGaps: true,
+          ...(options.bars ? { paths: uPlot.paths.bars?.({ size: [0.8, 40] }), fill: colour(i) } : {}),
+        })),
+      ],
+    },
+    [xs, ...series.map((s) => s.values)],
+    el,
+  );
+  return { destroy: () => plot.destroy() };
+}

@@ -1,0 +1,133 @@
+/** The Terminal's shell: the header bar (balance, tier, sign out), the pages, and the sign-in guard. */
+import './tokens.css';
+import './app.css';
+import { render } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { api, configureClient } from './api.ts';
+import { DatasetPage } from './pages/dataset.tsx';
+import { ExplorerPage } from './pages/explorer.tsx';
+import { KeysPage } from './pages/keys.tsx';
+import { PackagesPage } from './pages/packages.tsx';
+import { SignInPage } from './pages/sign-in.tsx';
+import { WalletPage } from './pages/wallet.tsx';
+import { currentLocation, Link, match, navigate, useLocation } from './router.tsx';
+import { refreshMe, setBalance, signedOut, useSession } from './session.ts';
+
+/** Sends the user to sign-in, to come back to where they were afterwards. */
+function toSignIn(): void {
+  const { path, search } = currentLocation();
+  if (path.startsWith('/sign-in')) return;
+  signedOut();
+  const back = path === '/' ? '' : `?next=${encodeURIComponent(path + search)}`;
+  navigate(`/sign-in${back}`, true);
+}
+
+configureClient({ unauthenticated: toSignIn, balance: setBalance });
+
+const pages = [
+  { path: '/explorer', label: 'Explorer' },
+  { path: '/wallet', label: 'Wallet' },
+  { path: '/keys', label: 'Keys' },
+  { path: '/packages', label: 'Packages' },
+];
+
+function Header({ path }: { path: string }) {
+  const { me, balance } = useSession();
+  const signOut = async () => {
+    try {
+      await api('/api/v1/auth/logout', { method: 'POST', signInOn401: false });
+    } finally {
+      signedOut();
+      navigate('/sign-in', true);
+    }
+  };
+  return (
+    <header class="topbar">
+      <Link class="brand" href="/explorer">
+        TMD Terminal
+      </Link>
+      {me && (
+        <nav aria-label="Main">
+          <ul>
+            {pages.map((p) => (
+              <li key={p.path}>
+                <Link
+                  href={p.path}
+                  aria-current={path === p.path || path.startsWith(`${p.path}/`) ? 'page' : undefined}
+                >
+                  {p.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+      <span class="spacer" />
+      {me && (
+        <>
+          <span class="balance" aria-live="polite">
+            Balance <strong data-testid="header-balance">{balance}</strong> tokens
+          </span>
+          <span title={`Tier ${me.tier.level}`}>
+            <span aria-hidden="true">{me.tier.medal}</span> {me.tier.name}
+          </span>
+          <span class="muted">{me.account?.email}</span>
+          <button type="button" class="secondary" onClick={signOut}>
+            Sign out
+          </button>
+        </>
+      )}
+    </header>
+  );
+}
+
+function Page({ path, search }: { path: string; search: string }) {
+  if (path === '/sign-in') return <SignInPage search={search} />;
+  if (path === '/' || path === '/explorer') return <ExplorerPage search={search} />;
+  const dataset = match('/dataset/:domain/:name', path);
+  if (dataset) return <DatasetPage dsKey={`${dataset.domain}/${dataset.name}`} search={search} />;
+  if (path === '/wallet') return <WalletPage />;
+  if (path === '/keys') return <KeysPage />;
+  if (path === '/packages') return <PackagesPage />;
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>
+        There is no page {path}. <Link href="/explorer">Go to the explorer</Link>.
+      </p>
+    </>
+  );
+}
+
+function App() {
+  const { path, search } = useLocation();
+  const { me } = useSession();
+  useEffect(() => {
+    refreshMe().catch(() => undefined);
+  }, []);
+  useEffect(() => {
+    if (me === null && path !== '/sign-in') toSignIn();
+    if (me && path === '/') navigate('/explorer', true);
+  }, [me, path]);
+  useEffect(() => {
+    const title = path === '/sign-in' ? 'Sign in' : path.split('/')[1] || 'Explorer';
+    document.title = `${title.charAt(0).toUpperCase()}${title.slice(1)} · TMD Terminal`;
+  }, [path]);
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <Header path={path} />
+      <main id="main" tabIndex={-1}>
+        {me === undefined ? (
+          <p class="muted">Loading…</p>
+        ) : me === null && path !== '/sign-in' ? null : (
+          <Page path={path} search={search} />
+        )}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app') as HTMLElement);

@@ -1,0 +1,219 @@
+/** Keys: list, create a wallet key (shown once), revoke with confirmation; Connect snippets. */
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { ProblemBox } from '../components/problem-box.tsx';
+import { ScrollRegion } from '../components/scroll-region.tsx';
+import type { Key } from '../types.ts';
+
+const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '—');
+
+function Copy({ text, label }: { text: string; label: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      class="secondary"
+      onClick={() => {
+        navigator.clipboard?.writeText(text).then(
+          () => setDone(true),
+          () => setDone(false),
+        );
+      }}
+    >
+      {done ? `${label}: copied` : label}
+    </button>
+  );
+}
+
+export function KeysPage() {
+  const [keys, setKeys] = useState<Key[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [name, setName] = useState('');
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const [created, setCreated] = useState<(Key & { key: string }) | null>(null);
+  const [confirming, setConfirming] = useState<Key | null>(null);
+  const [mcpUrl, setMcpUrl] = useState<string | null>(null);
+
+  const load = () =>
+    api<{ data: Key[] }>('/api/v1/keys')
+      .then((a) => setKeys(a.body.data))
+      .catch(setError);
+  useEffect(() => {
+    load();
+    api<{ mcp_url: string }>('/api/v1/auth/sandbox')
+      .then((a) => setMcpUrl(a.body.mcp_url))
+      .catch(() => setMcpUrl(null));
+  }, []);
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    const trimmed = name.trim();
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+    if (trimmed.length > 100 || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+      setInvalid('A key name has at most 100 characters and no control characters.');
+      return;
+    }
+    setInvalid(null);
+    try {
+      const { body } = await api<Key & { key: string }>('/api/v1/keys', {
+        method: 'POST',
+        body: trimmed ? { name: trimmed } : {},
+      });
+      setCreated(body);
+      setName('');
+      load();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  const revoke = async (key: Key) => {
+    setError(null);
+    try {
+      await api(`/api/v1/keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' });
+      setConfirming(null);
+      load();
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  const base = location.origin;
+  const mcp = mcpUrl ?? `${base}/mcp`;
+  const publicTest = keys?.find((k) => k.kind === 'public_test' && k.status === 'active');
+  const curl = `curl -sS -H "Authorization: Bearer $TMD_KEY" \\\n  "${base}/api/v1/data/eodquotes/stock-prices?symbol=AAPL&limit=5" -D - -o /dev/null | grep -i '^x-'`;
+  const mcpConfig = JSON.stringify(
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the MCP client expands ${TMD_KEY} itself
+    { mcpServers: { tmd: { type: 'http', url: mcp, headers: { Authorization: 'Bearer ${TMD_KEY}' } } } },
+    null,
+    2,
+  );
+
+  return (
+    <>
+      <h1>Keys</h1>
+      {error !== null && <ProblemBox error={error} />}
+      {publicTest && (
+        <p class="notice">
+          Your public-test key <code>{publicTest.prefix}…</code> reads the free (P0) datasets at no cost until{' '}
+          <strong>{when(publicTest.expires_at)}</strong>.
+        </p>
+      )}
+      <form class="card row" onSubmit={create} aria-label="Create a wallet key" noValidate>
+        <label>
+          New key name (optional)
+          <input value={name} maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <button type="submit">Create wallet key</button>
+        {invalid && (
+          <p class="problem" role="alert">
+            {invalid}
+          </p>
+        )}
+      </form>
+      {created && (
+        <section class="success" aria-labelledby="created-title">
+          <h2 id="created-title">New key {created.name ? `“${created.name}”` : ''}</h2>
+          <p>
+            <strong>Copy it now: it is shown once.</strong> Only its digest is stored. It spends your wallet
+            at the API price (your tier discount, no Terminal surcharge).
+          </p>
+          <div class="row">
+            <label>
+              New key
+              <input readOnly value={created.key} size={60} />
+            </label>
+            <Copy text={created.key} label="Copy the new key" />
+            <button type="button" class="secondary" onClick={() => setCreated(null)}>
+              I have copied it
+            </button>
+          </div>
+        </section>
+      )}
+      <ScrollRegion label="Keys (scrollable)">
+        <table>
+          <caption class="visually-hidden">Your keys</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Status</th>
+              <th scope="col">Action</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys?.map((k) => (
+              <tr key={k.id}>
+                <td>{k.name ?? <span class="muted">unnamed</span>}</td>
+                <td>{k.kind}</td>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
+                <td>{when(k.created_at)}</td>
+                <td>{when(k.expires_at)}</td>
+                <td>{k.status}</td>
+                <td>
+                  {k.status === 'active' &&
+                    (confirming?.id === k.id ? (
+                      <span>
+                        Revoke for good?{' '}
+                        <button type="button" class="danger" onClick={() => revoke(k)}>
+                          Yes, revoke
+                        </button>{' '}
+                        <button type="button" class="secondary" onClick={() => setConfirming(null)}>
+                          Cancel
+                        </button>
+                      </span>
+                    ) : (
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`Revoke ${k.name ?? k.prefix}`}
+                        onClick={() => setConfirming(k)}
+                      >
+                        Revoke
+                      </button>
+                    ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollRegion>
+
+      <h2>Connect</h2>
+      <p>
+        Base URL <code>{base}</code> · MCP URL <code>{mcp}</code>. Put your key in <code>TMD_KEY</code>.
+      </p>
+      <h3>A read with curl</h3>
+      <pre>{curl}</pre>
+      <Copy text={curl} label="Copy the curl command" />
+      <h3>An MCP client</h3>
+      <pre>{mcpConfig}</pre>
+      <Copy text={mcpConfig} label="Copy the MCP configuration" />
+      <h3>The cost headers of every read</h3>
+      <dl class="facts">
+        <dt>
+          <code>X-Token-Cost</code>
+        </dt>
+        <dd>What the read costs you: list price less your tier discount (×1.35 from the Terminal).</dd>
+        <dt>
+          <code>X-Request-Tokens</code>
+        </dt>
+        <dd>Tokens actually burned (0 for a public-test key's free reads).</dd>
+        <dt>
+          <code>X-Request-Cost-EUR</code>
+        </dt>
+        <dd>The burn in euros.</dd>
+        <dt>
+          <code>X-Credits-Remaining</code>
+        </dt>
+        <dd>Your wallet balance after the read.</dd>
+      </dl>
+    </>
+  );
+}

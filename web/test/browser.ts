@@ -1,0 +1,122 @@
+/**
+ * Browser tests' tools: Debian's Chromium driven by playwright-core (no browser is downloaded), the
+ * Terminal built fresh, axe-core injected into pages, screenshots kept under web/test/screenshots/.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+const ROOT = new URL('../../', import.meta.url).pathname;
+export const SCREENSHOTS = join(ROOT, 'web/test/screenshots');
+
+/**
+ * Whether the browser tests can run here. In CI (CI=true) a missing Chromium is a failure, not a skip:
+ * `.ci/run` installs it.
+ */
+export function browserSkipReason(): string | false {
+  if (existsSync(CHROMIUM)) return false;
+  if (process.env.CI === 'true') {
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install it (apt-get install chromium), as .ci/run does.`,
+    );
+  }
+  return `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
+}
+
+/** Builds the Terminal as `npm install` does, so the tests see the sources as they are now. */
+export function buildTerminal(): void {
+  execFileSync(
+    join(ROOT, 'node_modules/.bin/vite'),
+    ['build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+}
+
+export interface BrowserSession {
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+export async function launch(): Promise<BrowserSession> {
+  const profile = mkdtempSync(join(tmpdir(), 'tmd-chromium-'));
+  // A fresh profile per run: launchPersistentContext is how Playwright takes a user-data-dir.
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    acceptDownloads: true,
+    viewport: { width: 1360, height: 900 },
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  return {
+    context,
+    page,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Runs axe-core in the page and fails on any serious or critical violation. It is injected through the
+ * DevTools protocol (an isolated script), so the page's CSP stays as strict as it is.
+ */
+export async function assertAccessible(page: Page, name: string): Promise<void> {
+  const violations = (await page.evaluate(`(async () => {
+    if (!window.axe) { ${axeSource} }
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+  })()`)) as AxeViolation[];
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    serious.map(
+      (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    ),
+    [],
+    `${name}: axe-core found serious or critical violations`,
+  );
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** Exact token strings to micro-tokens, as the ledger counts them. */
+export function micros(tokens: string): bigint {
+  const match = /^(-?)(\d+)(?:\.(\d{1,6}))?$/.exec(tokens.trim());
+  assert.ok(match, `not a token amount: ${tokens}`);
+  const value = BigInt(match[2] as string) * 1_000_000n + BigInt((match[3] ?? '').padEnd(6, '0'));
+  return match[1] ? -value : value;
+}
