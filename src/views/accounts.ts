@@ -8,7 +8,7 @@ import { formatMicros } from '../domain/money.ts';
 import type { AccountView } from '../domain/operator.ts';
 import { entitlementsOf } from '../domain/packages.ts';
 import { iso, tokens } from './common.ts';
-import { presentKey } from './keys.ts';
+import { keyOut, presentKey } from './keys.ts';
 
 export const accountOut = z.object({
   credential: z.object({
@@ -69,6 +69,25 @@ export function presentAccount(s: AccountSnapshot): z.infer<typeof accountOut> {
     limits: s.limits,
   };
 }
+
+/** An account as operators see it (admin API and `tmd`). */
+export const operatorAccountOut = z.object({
+  id: z.string(),
+  email: z.string().nullable(),
+  plan: z.enum(['standard', 'early_bird']),
+  early_bird_eligible: z.boolean().describe('Created before early_bird.cohort_cutoff.'),
+  package: z.string().nullable(),
+  entitlements: z.object({
+    bulk_export: z.boolean(),
+    analysis_assistant: z.boolean(),
+    mcp_included: z.boolean(),
+    spending_caps: z.boolean(),
+  }),
+  created_at: z.string(),
+  public_test_started_at: z.string().nullable(),
+  wallet: z.object({ id: z.string(), balance: tokens }),
+  keys: z.array(keyOut),
+});
 
 /** An account as operators see it (admin API and `tmd`). */
 export function presentAccountView(config: ServiceFile, view: AccountView, now: number) {

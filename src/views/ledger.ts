@@ -1,7 +1,20 @@
 /** Ledger entries and usage events as clients see them. */
+
+import { z } from 'zod';
 import { formatMicros } from '../domain/money.ts';
 import type { LedgerEntry, UsageEvent } from '../store/port.ts';
-import { iso } from './common.ts';
+import { iso, tokens } from './common.ts';
+
+export const ledgerEntryOut = z.object({
+  id: z.string(),
+  kind: z.string(),
+  amount: tokens,
+  balance_after: tokens,
+  created_at: z.string(),
+  idempotency_key: z.string().nullable(),
+  memo: z.string().nullable(),
+  request_id: z.string().nullable(),
+});
 
 /** A ledger entry; an operator's idempotency key is shown as the operator gave it. */
 export function presentLedgerEntry(entry: LedgerEntry) {

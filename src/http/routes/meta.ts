@@ -8,7 +8,7 @@ import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { edge, problems } from '../schemas.ts';
-import { authorizeOperatorToken, type OperatorTokenCheck } from './admin.ts';
+import { authorizeOperatorToken, type OperatorTokenCheck } from './admin-guard.ts';
 
 const READY_TIMEOUT_MS = 2000;
 
