@@ -1,6 +1,6 @@
 /**
  * What each kind of credential may do, in one table (spec 5, DECISIONS "Credentials", "Limits"): the
- * rules that used to be `kind ===` branches read their row. Adding a kind is one row here plus its
+ * rules read their row rather than branching on the kind. Adding a kind is one row here plus its
  * issuance (and, for a stored key kind, its key prefix and the keys table's CHECK constraint).
  */
 

@@ -18,7 +18,7 @@ export function brokenQueryEscape(url: string): boolean {
 
 /**
  * Whether the path holds an escaped control character (%00-%1F, %7F): no key, account, dataset or
- * recipe is named so, and PostgreSQL refuses a NUL in text outright (a 500 had been the answer).
+ * recipe is named so, and PostgreSQL refuses a NUL in text outright.
  */
 export function controlInPath(url: string): boolean {
   const end = url.indexOf('?');
