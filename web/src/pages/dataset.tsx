@@ -355,7 +355,14 @@ export function DatasetPage({ dsKey }: { dsKey: string; search: string }) {
           ) : (
             <p class="muted">No price available before reading.</p>
           )}
-          {estimateError !== null && <ProblemBox error={estimateError} />}
+          {estimateError !== null && (
+            <p class="muted">
+              No price now:{' '}
+              {estimateError instanceof ApiError
+                ? `${estimateError.status} ${estimateError.problem.title}`
+                : String(estimateError)}
+            </p>
+          )}
         </section>
         {invalid && (
           <p class="problem" role="alert">

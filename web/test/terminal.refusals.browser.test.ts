@@ -1,0 +1,129 @@
+/**
+ * The Terminal's refusals, each reached through the real service: 402 insufficient_tokens, 402
+ * not_entitled, 429 with a countdown from Retry-After, 503 with a way to try again. Each shows the
+ * problem's title and detail and what to do, and nothing is charged.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { publicTestKey, startServer, type TestServer, walletAccount } from '../../test/helpers/server.ts';
+import {
+  assertAccessible,
+  type BrowserSession,
+  browserSkipReason,
+  buildTerminal,
+  launch,
+  screenshot,
+} from './browser.ts';
+
+const skip = browserSkipReason();
+const DATASET = 'analytics/features';
+
+async function signIn(page: Page, url: string, email: string, password: string, next: string): Promise<void> {
+  await page.goto(`${url}/terminal/sign-in?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(new RegExp(`/terminal${next}$`));
+}
+
+describe('the Terminal shows every refusal of a read, with what to do', { skip }, () => {
+  let server: TestServer;
+  let browser: BrowserSession;
+  let page: Page;
+
+  before(async () => {
+    buildTerminal();
+    server = await startServer({ listen: true });
+    browser = await launch();
+    page = browser.page;
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('402 insufficient_tokens: foretold by the price, refused, nothing charged', async () => {
+    const { email, password, account } = await walletAccount(server, 1);
+    await signIn(page, server.url, email, password, `/dataset/${DATASET}`);
+    await page.getByText('would be refused: insufficient_tokens').waitFor();
+    await page.getByRole('button', { name: /^Read/ }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'insufficient_tokens' });
+    await alert.waitFor();
+    const text = (await alert.textContent()) ?? '';
+    assert.match(text, /402/);
+    assert.match(text, /This read costs 2\.7 tokens and the wallet holds 1/);
+    assert.match(text, /What to do:.*Top up/);
+    assert.equal((await server.deps.store.getWallet(account.walletId))?.balanceMicros, 1_000_000n);
+    await assertAccessible(page, 'refusal 402');
+    await screenshot(page, '08-refused-402');
+  });
+
+  test('402 not_entitled: a public-test key pasted for a paid dataset', async () => {
+    const { key } = await publicTestKey(server);
+    await page.getByLabel('An API key (API price)').check();
+    await page.getByLabel('API key (kept in this page only)').fill(key);
+    await page.getByText('would be refused: not_entitled').waitFor();
+    await page.getByRole('button', { name: /^Read/ }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'not_entitled' });
+    await alert.waitFor();
+    assert.match((await alert.textContent()) ?? '', /P0 datasets.*What to do:.*free \(P0\) domains only/s);
+  });
+
+  test('429: a countdown from Retry-After, and Try again waits for it', async () => {
+    const { email, password } = await walletAccount(server, 100);
+    await page.context().clearCookies();
+    await signIn(page, server.url, email, password, `/dataset/${DATASET}`);
+    await page.getByTestId('estimate-cost').waitFor();
+    // Spend the minute's allowance on free requests, from the page itself.
+    const spent = await page.evaluate(async () => {
+      for (let i = 0; i < 500; i++) {
+        if ((await fetch('/api/v1/me')).status === 429) return i;
+      }
+      return -1;
+    });
+    assert.ok(spent > 0, 'the per-minute limit was reached');
+    try {
+      await page.getByRole('button', { name: /^Read/ }).click();
+      const alert = page.getByRole('alert').filter({ hasText: '429' });
+      await alert.waitFor();
+      assert.match((await alert.textContent()) ?? '', /rate_limited.*What to do:.*wait for the countdown/s);
+      const first = Number(await page.getByTestId('countdown').textContent());
+      assert.ok(first > 0 && first <= 60, `countdown ${first}`);
+      assert.ok(await page.getByRole('button', { name: 'Try again' }).isDisabled());
+      await page.waitForFunction(
+        (start) => Number(document.querySelector('[data-testid=countdown]')?.textContent) < start,
+        first,
+        { timeout: 5000 },
+      );
+      await screenshot(page, '09-refused-429');
+    } finally {
+      // The next test starts in a fresh minute.
+      server.clock.advance(61_000);
+    }
+  });
+
+  test('503: the ledger cannot be written, nothing is served or charged; trying again works', async () => {
+    await page.goto(`${server.url}/terminal/dataset/${DATASET}`);
+    await page.getByTestId('estimate-cost').waitFor();
+    // Another writer holds the database (as `tmd import` can): the debit waits out busy_timeout, then 503.
+    const holder = new DatabaseSync(join(server.dir, 'tmd.sqlite'));
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      await page.getByRole('button', { name: /^Read/ }).click();
+      const alert = page.getByRole('alert').filter({ hasText: '503' });
+      await alert.waitFor({ timeout: 20_000 });
+      assert.match((await alert.textContent()) ?? '', /What to do:.*Nothing was charged: try again/s);
+      await screenshot(page, '10-refused-503');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByTestId('cost-charged').waitFor();
+    assert.equal(await page.getByRole('alert').count(), 0);
+  });
+});
