@@ -1,8 +1,8 @@
 /** Bad input gets a clear 4xx problem, changes nothing in the ledger, and the server stays up. */
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { after, before, test } from 'node:test';
-import { maskCredentials } from '../src/http/app.ts';
+import { after, before, describe, test } from 'node:test';
+import { maskCredentials } from '../src/edge/request-log.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { ADMIN_TOKEN, operatorAccount } from './helpers/operator.ts';
 import {
@@ -267,10 +267,16 @@ test('GET /metrics: Prometheus text with the limiter metrics, at 0 with in-proce
   assert.match(res.text, /^tmd_limiter_local_decisions_total 0$/m);
 });
 
-test('a request whose body never ends is cut off after REQUEST_TIMEOUT_MS (it would hold a socket for good)', async () => {
-  const slow = await startServer({ env: { REQUEST_TIMEOUT_MS: '1000' } });
-  try {
-    const port = new URL(slow.url).port;
+describe('over a socket', () => {
+  // One listening server for what only a socket shows: the request timeout and the HTTP parser's refusals.
+  let socketServer: TestServer;
+  before(async () => {
+    socketServer = await startServer({ env: { REQUEST_TIMEOUT_MS: '1000' }, listen: true });
+  });
+  after(() => socketServer.close());
+
+  test('a request whose body never ends is cut off after REQUEST_TIMEOUT_MS (it would hold a socket for good)', async () => {
+    const port = new URL(socketServer.url).port;
     const socket = connect(Number(port), '127.0.0.1');
     let answer = '';
     socket.on('data', (chunk) => {
@@ -292,39 +298,37 @@ test('a request whose body never ends is cut off after REQUEST_TIMEOUT_MS (it wo
     assert.match(problem.detail, /within 1000 ms/);
     assert.match(answer, new RegExp(`\r\nX-Request-Id: ${problem.request_id}\r\n`));
     assert.ok(after >= 900 && after < 5000, `closed after ${after} ms`);
-  } finally {
-    await slow.close();
-  }
-});
+  });
 
-test('requests the HTTP parser refuses (headers too large, not HTTP) get problem+json too', async () => {
-  const port = Number(new URL(server.url).port);
-  const exchange = (text: string) =>
-    new Promise<string>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      let answer = '';
-      socket.on('data', (chunk) => {
-        answer += chunk.toString();
+  test('requests the HTTP parser refuses (headers too large, not HTTP) get problem+json too', async () => {
+    const port = Number(new URL(socketServer.url).port);
+    const exchange = (text: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk.toString();
+        });
+        socket.on('close', () => resolve(answer));
+        socket.on('error', () => {});
+        socket.write(text);
       });
-      socket.on('close', () => resolve(answer));
-      socket.on('error', () => {});
-      socket.write(text);
-    });
-  const cases = [
-    [
-      `GET /api/v1/catalog HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
-      431,
-      'headers_too_large',
-    ],
-    ['NOT HTTP AT ALL\r\n\r\n', 400, 'invalid_request'],
-  ] as const;
-  for (const [text, status, code] of cases) {
-    const answer = await exchange(text);
-    assert.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `), answer.slice(0, 200));
-    assert.match(answer, /\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);
-    assert.equal(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).code, code);
-  }
-  assert.equal((await server.request('GET', '/healthz')).status, 200, 'the server is up');
+    const cases = [
+      [
+        `GET /api/v1/catalog HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`,
+        431,
+        'headers_too_large',
+      ],
+      ['NOT HTTP AT ALL\r\n\r\n', 400, 'invalid_request'],
+    ] as const;
+    for (const [text, status, code] of cases) {
+      const answer = await exchange(text);
+      assert.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `), answer.slice(0, 200));
+      assert.match(answer, /\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);
+      assert.equal(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).code, code);
+    }
+    assert.equal((await socketServer.request('GET', '/healthz')).status, 200, 'the server is up');
+  });
 });
 
 test('the SQLite statement cache is bounded: filters with ever new numbers of values do not grow it', async () => {

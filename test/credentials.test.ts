@@ -348,7 +348,7 @@ describe('live keys and sessions', () => {
 
   test("the session cookie works only from this service's own origin for anything but reads", async () => {
     const { session } = await walletAccount(server, 0);
-    const own = new URL(server.url).origin;
+    const own = server.origin;
     const cookie = { cookie: `tmd_session=${session}`, 'content-type': 'text/plain' };
     // A page of another origin (a same-site subdomain sends the SameSite=Strict cookie too).
     for (const origin of ['https://evil.example', 'http://sub.127.0.0.1.nip.io', 'null']) {

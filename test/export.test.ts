@@ -23,6 +23,8 @@ const h15Rows = rowsOfH15(2001);
 
 before(async () => {
   server = await startServer({
+    // Exports cut mid-way are seen as a broken stream only over a socket.
+    listen: true,
     clock: new TestClock(Date.parse('2025-12-15T10:00:00Z')),
     wrapStore: (store) =>
       new Proxy(store, {

@@ -174,7 +174,8 @@ describe('concurrency limit', () => {
           return typeof value === 'function' ? value.bind(target) : value;
         },
       });
-    await withServer({ wrapStore: slow }, async (server) => {
+    // Aborting requests mid-flight needs a socket to close.
+    await withServer({ wrapStore: slow, listen: true }, async (server) => {
       const { key } = await publicTestKey(server);
       const slotKey = `slot:acct:${await accountOf(server, key)}`;
       const path = '/api/v1/data/cftc/legacy_futures-facts?limit=1';
@@ -446,6 +447,7 @@ describe('in-flight slots and early disconnects', () => {
   test('a client that goes away while its credential is still being checked leaves no slot behind', async () => {
     let slow = false;
     const server = await startServer({
+      listen: true,
       wrapStore: (store) =>
         new Proxy(store, {
           get(target, property, receiver) {

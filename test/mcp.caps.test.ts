@@ -22,7 +22,7 @@ let server: TestServer;
 let early: OperatorAccount;
 
 before(async () => {
-  server = await startServer({ clock: new TestClock(Date.parse('2025-12-15T10:00:00Z')) });
+  server = await startServer({ clock: new TestClock(Date.parse('2025-12-15T10:00:00Z')), listen: true });
   early = await operatorAccount(server);
   const set = await adminRequest(server, 'PUT', `/api/v1/admin/accounts/${early.id}/early-bird`, {
     body: { early_bird: true },

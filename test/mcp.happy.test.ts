@@ -13,7 +13,7 @@ import {
 
 let server: TestServer;
 before(async () => {
-  server = await startServer();
+  server = await startServer({ listen: true });
 });
 after(async () => {
   await assertLedgerBalanced(server);

@@ -52,6 +52,7 @@ function eraCall(
 let server: TestServer;
 before(async () => {
   server = await startServer({
+    listen: true,
     config: (c) => {
       c.limits.sandbox.per_minute = 3;
     },

@@ -49,6 +49,7 @@ const slowable = (store: Store): Store =>
 
 before(async () => {
   server = await startServer({
+    listen: true,
     wrapStore: slowable,
     config: (c) => {
       c.limits.sandbox.per_minute = 8;

@@ -50,7 +50,7 @@ function postWithHost(
 describe('credentials', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ listen: true });
   });
   after(async () => {
     await assertLedgerBalanced(server);
@@ -132,7 +132,7 @@ describe('DNS rebinding: Host and Origin', () => {
   });
 
   test('on loopback: a foreign Host or Origin is refused with 403; localhost origins pass', async () => {
-    const server = await startServer();
+    const server = await startServer({ listen: true });
     try {
       const { key, session } = await walletAccount(server, 10);
       const evilHost = await postWithHost(server, 'rebound.evil.example:80', bearer(key), getAccount);
@@ -157,7 +157,10 @@ describe('DNS rebinding: Host and Origin', () => {
   });
 
   test('with BASE_URL: its host is admitted, others refused', async () => {
-    const server = await startServer({ env: { HOST: '0.0.0.0', BASE_URL: 'https://data.example.com' } });
+    const server = await startServer({
+      env: { HOST: '0.0.0.0', BASE_URL: 'https://data.example.com' },
+      listen: true,
+    });
     try {
       const { key } = await walletAccount(server, 10);
       assert.equal((await postWithHost(server, 'data.example.com', bearer(key), getAccount)).status, 200);
@@ -175,7 +178,7 @@ describe('DNS rebinding: Host and Origin', () => {
   });
 
   test('listening wide without BASE_URL: any Host, but a browser Origin must match it', async () => {
-    const server = await startServer({ env: { HOST: '0.0.0.0' } });
+    const server = await startServer({ env: { HOST: '0.0.0.0' }, listen: true });
     try {
       const { key } = await walletAccount(server, 10);
       assert.equal((await postWithHost(server, 'lb.internal', bearer(key), getAccount)).status, 200);

@@ -7,7 +7,7 @@ import { bearer, startServer, type TestServer, walletAccount } from './helpers/s
 let server: TestServer;
 let agent: ConnectedClient;
 before(async () => {
-  server = await startServer();
+  server = await startServer({ listen: true });
   agent = await connectClient(server, bearer((await walletAccount(server, 500)).key), '2026-07-28');
 });
 after(async () => {

@@ -1,17 +1,21 @@
-/** A real HTTP server on loopback over a real SQLite file, with an injectable clock. */
+/**
+ * The app over a real SQLite file, with an injectable clock. Requests go through Fastify's inject() unless
+ * the test asks for a real socket (`listen: true`): limits across connections, shutdown, keep-alive,
+ * streams cut mid-way, HTTP parser errors, timeouts, and clients that need a URL.
+ */
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { buildApp } from '../../src/app.ts';
 import { type Env, loadServiceFile, parseEnv, type ServiceFile } from '../../src/config.ts';
 import { buildDeps, closeDeps, type Deps } from '../../src/deps.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { tokensToMicros } from '../../src/domain/money.ts';
 import { hashPassword } from '../../src/domain/passwords.ts';
 import { utcMonth } from '../../src/domain/pricing.ts';
-import { buildApp } from '../../src/http/app.ts';
 import type { Store } from '../../src/store/port.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
@@ -27,7 +31,10 @@ export class TestClock {
 }
 
 export interface TestServer {
-  url: string;
+  /** The listening server's base URL; throws unless started with `listen: true`. */
+  readonly url: string;
+  /** The origin requests are addressed to (their Host), for same-origin checks. */
+  origin: string;
   app: FastifyInstance;
   deps: Deps;
   clock: TestClock;
@@ -59,6 +66,8 @@ export async function startServer(
     env?: Partial<Record<keyof Env, string>>;
     /** Wraps the real SQLite store (e.g. to slow reads down and count them in the server). */
     wrapStore?: (store: Store) => Store;
+    /** Listen on a loopback port and send request() over it with fetch, for tests where the socket matters. */
+    listen?: boolean;
   } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'tmd-test-'));
@@ -78,12 +87,34 @@ export async function startServer(
   const store = options.wrapStore ? options.wrapStore(new SqliteStore(env.DATABASE_URL)) : undefined;
   const deps = await buildDeps({ env, config, now: clock.now, ...(store ? { store } : {}) });
   const app = await buildApp(deps, { logger: false });
+  if (!options.listen) {
+    await app.ready();
+    return {
+      get url(): string {
+        throw new Error(
+          'This test server does not listen: start it with startServer({ listen: true }) to use a socket.',
+        );
+      },
+      origin: `http://${INJECT_HOST}`,
+      app,
+      deps,
+      clock,
+      dir,
+      request: (method, path, init = {}) => injectRequest(app, method, path, init),
+      async close() {
+        await app.close();
+        await closeDeps(deps);
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   assert.ok(address && typeof address === 'object');
   const url = `http://127.0.0.1:${address.port}`;
   return {
     url,
+    origin: url,
     app,
     deps,
     clock,
@@ -96,14 +127,7 @@ export async function startServer(
         headers['content-type'] ??= 'application/json';
       }
       const response = await fetch(`${url}${path}`, { method, headers, body });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: response.status, headers: response.headers, text, json };
+      return toTestResponse(response.status, response.headers, await response.text());
     },
     async close() {
       // Keep-alive sockets of the test's own fetch calls would hold close() for Fastify's 72 s keep-alive.
@@ -114,6 +138,58 @@ export async function startServer(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The Host an injected request carries: a loopback name, as a local client's would be. */
+const INJECT_HOST = '127.0.0.1';
+
+/** The request headers fetch adds on its own, so the app sees the same request either way. */
+const FETCH_DEFAULT_HEADERS = {
+  accept: '*/*',
+  'accept-language': '*',
+  'sec-fetch-mode': 'cors',
+  'user-agent': 'node',
+} as const;
+
+async function injectRequest(
+  app: FastifyInstance,
+  method: string,
+  path: string,
+  init: Parameters<TestServer['request']>[2] = {},
+): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...FETCH_DEFAULT_HEADERS, host: INJECT_HOST };
+  for (const [name, value] of Object.entries(init.headers ?? {})) headers[name.toLowerCase()] = value;
+  let body: string | undefined = init.raw;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  // As fetch does: an empty body, or none on POST and PUT, is sent as Content-Length: 0.
+  if (body === '' || (body === undefined && (method === 'POST' || method === 'PUT'))) {
+    headers['content-length'] ??= '0';
+  }
+  const response = await app.inject({
+    method: method as InjectOptions['method'],
+    url: path,
+    headers,
+    ...(body ? { payload: body } : {}),
+  });
+  const responseHeaders = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) responseHeaders.append(name, String(one));
+  }
+  return toTestResponse(response.statusCode, responseHeaders, response.body);
+}
+
+function toTestResponse(status: number, headers: Headers, text: string): TestResponse {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status, headers, text, json };
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
