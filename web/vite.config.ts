@@ -17,6 +17,18 @@ export default defineConfig({
   },
   server: {
     port: 5173,
-    proxy: { '/api': { target: service, changeOrigin: true } },
+    proxy: {
+      '/api': {
+        target: service,
+        changeOrigin: true,
+        // The dev server's pages stand in for the service's own: the service takes the session cookie on
+        // unsafe and token-burning requests only from its own origin.
+        configure: (proxy) => {
+          proxy.on('proxyReq', (request) => {
+            if (request.getHeader('origin')) request.setHeader('origin', new URL(service).origin);
+          });
+        },
+      },
+    },
   },
 });
