@@ -138,7 +138,8 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     const before = micros(await headerBalance(page));
     await page.getByLabel('symbol (comma-separated)').fill('AAPL,AMZN,BA');
     await page.getByLabel('Rows per page').fill('120');
-    await page.getByRole('button', { name: `Read (${shown} tokens)` }).click();
+    // From the keyboard: Enter in the form reads.
+    await page.getByLabel('Rows per page').press('Enter');
     const charged = (await page.getByTestId('cost-charged').textContent()) ?? '';
     assert.equal(charged, shown);
     assert.equal(await page.getByTestId('cost-burned').textContent(), shown);
@@ -168,6 +169,24 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     assert.ok(painted > 500, `the canvas has ${painted} painted pixels`);
     const legend = (await figure.locator('.u-legend').textContent()) ?? '';
     for (const symbol of ['AAPL', 'AMZN', 'BA']) assert.ok(legend.includes(symbol), `${symbol} in ${legend}`);
+    // Hovering shows the values under the cursor; dragging across zooms in on that span of time.
+    const plot = figure.locator('.u-over');
+    await plot.scrollIntoViewIfNeeded();
+    const box = await plot.boundingBox();
+    assert.ok(box);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('.u-legend .u-value')].some((v) => /\d/.test(v.textContent ?? '')),
+    );
+    // The time under the same point of the plot moves once the chart is zoomed in.
+    const timeUnderCursor = () => figure.locator('.u-legend .u-value').first().textContent();
+    const before = await timeUnderCursor();
+    await page.mouse.move(box.x + box.width * 0.1, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 2 });
+    assert.notEqual(await timeUnderCursor(), before, 'zoomed in by dragging');
     await assertAccessible(page, 'dataset');
     await screenshot(page, '04-dataset-chart');
   });
@@ -284,6 +303,15 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     assert.equal(pricing.commercial_skus.length, 4);
     for (const sku of pricing.commercial_skus) await page.getByRole('heading', { name: sku.name }).waitFor();
     assert.equal(await page.getByTestId('own-package').textContent(), 'none');
+    // An operator assigns a package: the page shows it as the user's own.
+    const assigned = await server.request('PUT', `/api/v1/admin/accounts/${accountId}/package`, {
+      headers: bearer('admin-token-for-tests-0123456789'),
+      body: { package: pricing.commercial_skus[1].id },
+    });
+    assert.equal(assigned.status, 200, assigned.text);
+    await page.reload();
+    await page.getByTestId('own-package').filter({ hasText: pricing.commercial_skus[1].name }).waitFor();
+    await page.getByRole('heading', { name: `${pricing.commercial_skus[1].name} yours` }).waitFor();
     await page.getByRole('button', { name: `Check out ${pricing.commercial_skus[0].name}` }).click();
     await page.getByRole('status').filter({ hasText: '501' }).waitFor();
     await page.getByText(/Checkout is not live/).waitFor();
