@@ -157,7 +157,7 @@ export function whatToDo(error: ApiError): string {
       return 'The service cannot serve this now. Nothing was charged: try again in a moment.';
     case 'invalid_request':
     case 'invalid_cursor':
-      return 'Correct the highlighted input and send again.';
+      return 'Correct the input the detail names, then send again.';
     case 'key_revoked':
     case 'key_expired':
     case 'invalid_key':

@@ -110,6 +110,7 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     await page.getByRole('heading', { name: 'Catalog explorer' }).waitFor();
     const catalog = await server.request('GET', '/api/v1/catalog');
     await page.getByText(`${catalog.json.data.length} of ${catalog.json.data.length} datasets`).waitFor();
+    await screenshot(page, '03-explorer');
     await page.getByLabel('Search').fill('volatility');
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: DATASET }) });
     await row.waitFor();
@@ -123,7 +124,7 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     await page.getByLabel('Domain').selectOption('stocks');
     assert.ok((await page.getByRole('row').count()) > 1);
     await assertAccessible(page, 'explorer');
-    await screenshot(page, '03-explorer');
+    await screenshot(page, '03-explorer-filtered');
   });
 
   test('a priced read: the price shown before is the charge, and the balance falls by exactly that', async () => {

@@ -80,7 +80,7 @@ export function KeysPage() {
   };
 
   const base = location.origin;
-  const mcp = mcpUrl ?? `${base}/mcp`;
+  const mcp = mcpUrl ?? `${base}/mcp/jsonrpc`;
   const publicTest = keys?.find((k) => k.kind === 'public_test' && k.status === 'active');
   const curl = `curl -sS -H "Authorization: Bearer $TMD_KEY" \\\n  "${base}/api/v1/data/eodquotes/stock-prices?symbol=AAPL&limit=5" -D - -o /dev/null | grep -i '^x-'`;
   const mcpConfig = JSON.stringify(
@@ -96,7 +96,7 @@ export function KeysPage() {
       {error !== null && <ProblemBox error={error} />}
       {publicTest && (
         <p class="notice">
-          Your public-test key <code>{publicTest.prefix}…</code> reads the free (P0) datasets at no cost until{' '}
+          Your public-test key <code>{publicTest.prefix}</code> reads the free (P0) datasets at no cost until{' '}
           <strong>{when(publicTest.expires_at)}</strong>.
         </p>
       )}
@@ -151,7 +151,7 @@ export function KeysPage() {
                 <td>{k.name ?? <span class="muted">unnamed</span>}</td>
                 <td>{k.kind}</td>
                 <td>
-                  <code>{k.prefix}…</code>
+                  <code>{k.prefix}</code>
                 </td>
                 <td>{when(k.created_at)}</td>
                 <td>{when(k.expires_at)}</td>
