@@ -75,18 +75,16 @@ function costOf(headers: Headers): CostHeaders | null {
 async function problemOf(response: Response): Promise<ApiError> {
   const retryHeader = response.headers.get('retry-after');
   const retryAfterS = retryHeader !== null && /^\d+$/.test(retryHeader) ? Number(retryHeader) : null;
-  let problem: Problem;
-  try {
-    problem = (await response.json()) as Problem;
-    if (typeof problem !== 'object' || problem === null || typeof problem.code !== 'string') throw 0;
-  } catch {
-    problem = {
-      title: response.statusText || 'Error',
-      status: response.status,
-      detail: `The service answered ${response.status} without a problem description.`,
-      code: 'unknown',
-    };
-  }
+  const body: unknown = await response.json().catch(() => null);
+  const problem: Problem =
+    typeof body === 'object' && body !== null && typeof (body as Problem).code === 'string'
+      ? (body as Problem)
+      : {
+          title: response.statusText || 'Error',
+          status: response.status,
+          detail: `The service answered ${response.status} without a problem description.`,
+          code: 'unknown',
+        };
   return new ApiError(problem, retryAfterS ?? problem.retry_after ?? null);
 }
 

@@ -75,7 +75,9 @@ export function DatasetPage({ dsKey }: { dsKey: string; search: string }) {
   const [page, setPage] = useState<ReadPage | null>(null);
   const [cost, setCost] = useState<CostHeaders | null>(null);
   const [readError, setReadError] = useState<unknown>(null);
+  /** The cursor of each page read so far (null: the first), for paging back and forth. */
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const [pageIndex, setPageIndex] = useState(0);
   const [busy, setBusy] = useState(false);
   const [csvCost, setCsvCost] = useState<CostHeaders | null>(null);
   const [chartField, setChartField] = useState('');
@@ -142,7 +144,6 @@ export function DatasetPage({ dsKey }: { dsKey: string; search: string }) {
       priceNow();
     }
   };
-  const [pageIndex, setPageIndex] = useState(0);
 
   const downloadCsv = async () => {
     if (!ds || !page) return;
