@@ -63,7 +63,18 @@ export function presentedCredential(
     return { token: match[1] as string, fromCookie: false };
   }
   const apiKey = request.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey.length > 0) return { token: apiKey.trim(), fromCookie: false };
+  if (typeof apiKey === 'string' && apiKey.length > 0) {
+    // X-API-Key carries keys only; a session goes in Authorization or the cookie.
+    if (looksLikeSession(apiKey.trim())) {
+      throw unauthenticated(
+        new AppError(
+          'invalid_key',
+          'X-API-Key takes a key; send a session token as "Authorization: Bearer <token>".',
+        ),
+      );
+    }
+    return { token: apiKey.trim(), fromCookie: false };
+  }
   const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
   if (cookie === undefined) return undefined;
   // The cookie holds a session only: anything else in it (a key included) is a malformed cookie.
@@ -90,13 +101,16 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Whether an Origin header names this service: its request's Host, or BASE_URL's host. */
 function ownOrigin(origin: string, request: FastifyRequest, publicHost: string | undefined): boolean {
-  let host: string;
+  let url: URL;
   try {
-    host = new URL(origin).host;
+    url = new URL(origin);
   } catch {
     return false; // "null" (a sandboxed page, a file) or garbage: not one of ours
   }
-  return host === request.headers.host || host === publicHost;
+  // An Origin is a serialized origin (scheme://host[:port]) and nothing more: a value with userinfo, a
+  // path or any other part no browser sends (`http://evil.example@host`) is not one of ours.
+  if (url.origin !== origin) return false;
+  return url.host === request.headers.host || url.host === publicHost;
 }
 
 /**

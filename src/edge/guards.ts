@@ -31,3 +31,23 @@ export function controlInPath(url: string): boolean {
     return false; // a broken escape: the router refuses it
   }
 }
+
+/**
+ * What makes a request unfit under RFC 9112, which Node's parser lets through: a request line without
+ * an HTTP version (read as HTTP/0.9), an HTTP/1.1 request without Host, or more than one Host line
+ * (Node keeps the first, so two parties could each read another host). Null when none.
+ */
+export function malformedRequestHead(raw: {
+  httpVersionMajor: number;
+  httpVersionMinor: number;
+  rawHeaders: string[];
+}): string | null {
+  if (raw.httpVersionMajor !== 1) return 'The request line has no HTTP/1.x version.';
+  let hosts = 0;
+  for (let i = 0; i < raw.rawHeaders.length; i += 2) {
+    if ((raw.rawHeaders[i] as string).toLowerCase() === 'host') hosts++;
+  }
+  if (hosts > 1) return 'The request has more than one Host header line.';
+  if (hosts === 0 && raw.httpVersionMinor >= 1) return 'An HTTP/1.1 request needs a Host header.';
+  return null;
+}

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError, serviceUnavailable } from '../errors.ts';
 import type { EdgeServices } from '../services.ts';
 import { assertAllowed, resolveCaller } from './auth.ts';
-import { brokenQueryEscape, controlInPath } from './guards.ts';
+import { brokenQueryEscape, controlInPath, malformedRequestHead } from './guards.ts';
 import { applyLimits } from './limits.ts';
 import { sendProblem, toAppError } from './problem.ts';
 
@@ -20,6 +20,11 @@ export function installEdgeHooks(app: FastifyInstance, deps: EdgeServices): void
   const publicHost = deps.env.BASE_URL ? new URL(deps.env.BASE_URL).host : undefined;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    const malformed = malformedRequestHead(request.raw);
+    if (malformed) {
+      reply.header('connection', 'close');
+      throw new AppError('invalid_request', malformed);
+    }
     if (closing) {
       // Fastify has already set Connection: close; a load balancer retries on another node.
       throw serviceUnavailable('This node is shutting down; retry, and another node will answer.');

@@ -115,7 +115,8 @@ export async function applyLimits(
   reply: FastifyReply,
 ): Promise<void> {
   if (request.routeOptions.config.limits === false) return;
-  const admission = admissionFor(deps, request.caller, request.ip, deps.now());
+  // A client that hung up has no address left (request.ip is undefined): it counts as one unknown client.
+  const admission = admissionFor(deps, request.caller, request.ip ?? '', deps.now());
   const result = await deps.limiter.admit(admission);
   setRateLimitHeaders(reply, admission.windows, result.windows);
   if (!result.allowed) {

@@ -2,23 +2,27 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { keyShapes } from '../domain/keys.ts';
 
-const maskShapes = (text: string) =>
-  text
+const maskShapes = (text: string, secrets: readonly string[]) => {
+  let masked = text
     .replace(keyShapes, '$1[redacted]')
     .replace(/eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g, '[redacted-jwt]');
+  for (const secret of secrets) masked = masked.replaceAll(secret, '[redacted]');
+  return masked;
+};
 
 /**
- * A URL with anything shaped like a key or a session JWT replaced, for the logs. The query parser
- * decodes %-escapes, so a key sent as `tmd_live%5F…` is still that key: the URL is searched with its
- * ASCII escapes decoded too, and when that form hides a credential it is the one logged, masked.
+ * A URL with anything shaped like a key or a session JWT, and each of the operator's own `secrets`
+ * (ADMIN_TOKEN, METRICS_TOKEN, which have no shape of their own), replaced, for the logs. The query
+ * parser decodes %-escapes, so a key sent as `tmd_live%5F…` is still that key: the URL is searched with
+ * its ASCII escapes decoded too, and when that form hides a credential it is the one logged, masked.
  */
-export function maskCredentials(url: string): string {
-  const masked = maskShapes(url);
+export function maskCredentials(url: string, secrets: readonly string[] = []): string {
+  const masked = maskShapes(url, secrets);
   const decoded = url.replace(/%[0-7][0-9A-Fa-f]/g, (hex) =>
     String.fromCharCode(Number.parseInt(hex.slice(1), 16)),
   );
   if (decoded === url) return masked;
-  const maskedDecoded = maskShapes(decoded);
+  const maskedDecoded = maskShapes(decoded, secrets);
   return maskedDecoded === decoded ? masked : maskedDecoded;
 }
 

@@ -2,7 +2,8 @@
  * The HTTP server every face is mounted on: Fastify with the request log, timeouts, JSON bodies only,
  * and problem+json for what the HTTP parser or the router refuses before any hook runs.
  */
-import { STATUS_CODES } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, {
   errorCodes,
   type FastifyBaseLogger,
@@ -43,8 +44,33 @@ export interface ServerOptions {
   logger?: boolean | { level: string; stream?: NodeJS.WritableStream };
 }
 
+/** Node's own record of the response being written on a connection (pipelined ones queue behind it). */
+type HttpSocket = Socket & { _httpMessage?: ServerResponse | null };
+
+/** Runs `then` once no response is being written on the socket (at once if none is). */
+function afterResponsesInFlight(socket: Socket, then: () => void): void {
+  const inFlight = (socket as HttpSocket)._httpMessage;
+  // A request not received whole is the one refused (its body never came): nothing to wait for.
+  if (!inFlight || socket.destroyed || !inFlight.req.complete) {
+    then();
+    return;
+  }
+  let done = false;
+  const next = () => {
+    if (done) return;
+    done = true;
+    // Node hands the socket to the next queued response as this one finishes: look again after that.
+    setImmediate(() => afterResponsesInFlight(socket, then));
+  };
+  inFlight.once('finish', next);
+  inFlight.once('close', next);
+}
+
 export function createServer(env: Env, options: ServerOptions = {}): FastifyInstance {
   const trustProxy = env.TRUST_PROXY ? env.TRUST_PROXY.split(',').map((s) => s.trim()) : false;
+  const operatorSecrets = [env.ADMIN_TOKEN, env.METRICS_TOKEN, env.JWT_SECRET].filter(
+    (secret): secret is string => typeof secret === 'string' && secret.length > 0,
+  );
   const app = Fastify({
     logger:
       options.logger === false
@@ -59,7 +85,7 @@ export function createServer(env: Env, options: ServerOptions = {}): FastifyInst
             serializers: {
               req: (request: { method: string; url: string; ip?: string }) => ({
                 method: request.method,
-                url: maskCredentials(request.url),
+                url: maskCredentials(request.url, operatorSecrets),
                 remoteAddress: request.ip,
               }),
             },
@@ -73,6 +99,9 @@ export function createServer(env: Env, options: ServerOptions = {}): FastifyInst
     http: {
       headersTimeout: Math.min(60_000, env.REQUEST_TIMEOUT_MS),
       connectionsCheckingInterval: 1000,
+      // Node answers a missing Host with a bare 400 of its own; the edge hooks refuse it (and a repeated
+      // Host) as problem+json with a request id instead.
+      requireHostHeader: false,
     },
     logController: new RequestLog(),
     // A HEAD of a metered GET would burn tokens and return no data: not routed.
@@ -95,28 +124,35 @@ export function createServer(env: Env, options: ServerOptions = {}): FastifyInst
     },
     // A request Node's parser gives up on (it never arrived whole, headers too large, not HTTP) has no
     // route or reply: answered here on the socket, as problem+json like every other refusal, and closed.
+    // A valid request pipelined before the bad one is answered first: the refusal waits for the
+    // responses in flight on the socket, so they are neither cut off nor left unanswered.
     clientErrorHandler(error, socket) {
       if ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || socket.destroyed) return;
-      const code = (error as NodeJS.ErrnoException).code;
-      const refusal =
-        code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? new AppError(
-              'request_timeout',
-              `The request (headers and body) did not arrive whole within ${env.REQUEST_TIMEOUT_MS} ms.`,
-            )
-          : code === 'HPE_HEADER_OVERFLOW'
-            ? new AppError('headers_too_large', 'The request headers are larger than this service takes.')
-            : new AppError('invalid_request', 'The request is not well-formed HTTP/1.1.');
-      const requestId = newRequestId();
-      const body = JSON.stringify(toProblem(refusal, requestId));
-      if (socket.writable) {
-        socket.write(
-          `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-        );
-      }
-      socket.destroy(error);
+      afterResponsesInFlight(socket, () => refuseOnSocket(error, socket));
     },
   });
+
+  function refuseOnSocket(error: Error, socket: Socket): void {
+    if (socket.destroyed) return;
+    const code = (error as NodeJS.ErrnoException).code;
+    const refusal =
+      code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError(
+            'request_timeout',
+            `The request (headers and body) did not arrive whole within ${env.REQUEST_TIMEOUT_MS} ms.`,
+          )
+        : code === 'HPE_HEADER_OVERFLOW'
+          ? new AppError('headers_too_large', 'The request headers are larger than this service takes.')
+          : new AppError('invalid_request', 'The request is not well-formed HTTP/1.1.');
+    const requestId = newRequestId();
+    const body = JSON.stringify(toProblem(refusal, requestId));
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(error);
+  }
 
   // Bodies are JSON only. Fastify's default text/plain parser would hand a string to the schema (a 400
   // about the body's shape) where the media type is the fault: 415. An empty text/plain body (what a
