@@ -15,6 +15,15 @@ const skuSchema = z.strictObject({
   support: z.string(),
   notes: z.string(),
   analysis_assistant: z.boolean(),
+  /** The Workbench's fair use, per account per UTC day (docs/analyze.md): each absent value has its default. */
+  fair_use: z
+    .strictObject({
+      runs_per_day: z.int().positive().optional(),
+      reads_per_run: z.int().positive().optional(),
+      reuse_minutes: z.int().nonnegative().optional(),
+      confirm_above_tokens: z.int().nonnegative().optional(),
+    })
+    .optional(),
 });
 
 const percent = z
@@ -209,6 +218,14 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   KEY_CACHE_TTL_MS: intVar(0, 60_000, 2000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * The Workbench assistant's OpenAI-compatible chat-completions endpoint (…/v1/chat/completions of a
+   * llama.cpp server, Ollama, vLLM or a hosted API); without it the built-in planner answers.
+   */
+  ASSISTANT_URL: z.url().optional(),
+  ASSISTANT_MODEL: z.string().min(1).default('default'),
+  ASSISTANT_API_KEY: z.string().min(1).optional(),
+  ASSISTANT_TIMEOUT_MS: intVar(1000, 600_000, 60_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -9,6 +9,8 @@ import type { DatasetDef } from './catalog/types.ts';
 import type { Env, ServiceFile } from './config.ts';
 import { ConfigError, loadServiceFile } from './config.ts';
 import { Accounts } from './domain/accounts.ts';
+import { Analyses } from './domain/analysis/analyses.ts';
+import { BuiltInPlanner } from './domain/analysis/built-in-planner.ts';
 import { Authenticator } from './domain/auth.ts';
 import { Credentials } from './domain/credentials.ts';
 import { DataExports } from './domain/export.ts';
@@ -24,6 +26,7 @@ import type { Limiter } from './limits/port.ts';
 import { FallbackLimiter } from './limits/redis/fallback-limiter.ts';
 import { RedisLimiter } from './limits/redis/redis-limiter.ts';
 import { Metrics } from './metrics.ts';
+import { ChatPlanner } from './planners/chat-planner.ts';
 import type { EdgeServices, ProcessLog } from './services.ts';
 import { withKeyCache } from './store/key-cache.ts';
 import type { Store } from './store/port.ts';
@@ -230,6 +233,22 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const recipes = new Recipes(reads);
   const accounts = new Accounts({ store, pricing, now, config });
   const exports = new DataExports({ config, reads });
+  const analyses = new Analyses({
+    store,
+    reads,
+    catalog,
+    config,
+    now,
+    builtInPlanner: new BuiltInPlanner(catalog),
+    chatPlanner: env.ASSISTANT_URL
+      ? new ChatPlanner({
+          url: env.ASSISTANT_URL,
+          model: env.ASSISTANT_MODEL,
+          apiKey: env.ASSISTANT_API_KEY,
+          timeoutMs: env.ASSISTANT_TIMEOUT_MS,
+        })
+      : null,
+  });
   const operator = new Operator({ store, config, catalog, credentials, now });
   return {
     env,
@@ -246,6 +265,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     recipes,
     accounts,
     exports,
+    analyses,
     operator,
     charges,
     now,

@@ -6,6 +6,7 @@
 import type { Catalog } from './catalog/catalog.ts';
 import type { Env, ServiceFile } from './config.ts';
 import type { Accounts } from './domain/accounts.ts';
+import type { Analyses } from './domain/analysis/analyses.ts';
 import type { Authenticator } from './domain/auth.ts';
 import type { Credentials } from './domain/credentials.ts';
 import type { DataExports } from './domain/export.ts';
@@ -34,6 +35,8 @@ export interface Services {
   recipes: Recipes;
   accounts: Accounts;
   exports: DataExports;
+  /** The Workbench: saved analyses, their runs, and the assistant (docs/analyze.md). */
+  analyses: Analyses;
   /** The operator's actions (admin API, `tmd`); the self-service spending caps too. */
   operator: Operator;
   /** The charges in flight, which a node that has to stop now closes (edge/shutdown.ts). */

@@ -3,6 +3,8 @@
 import type { TypedApp } from '../edge/server.ts';
 import type { Services } from '../services.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
+import { registerAnalysisRoutes } from './routes/analyses.ts';
+import { registerAssistantRoutes } from './routes/assistant.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
 import { registerCatalogRoutes } from './routes/catalog.ts';
@@ -26,6 +28,8 @@ export function registerRestRoutes(app: TypedApp, deps: Services): void {
   registerKeyRoutes(app, deps);
   registerExportRoutes(app, deps, app.openExports);
   registerBillingRoutes(app, deps);
+  registerAnalysisRoutes(app, deps);
+  registerAssistantRoutes(app, deps);
   registerManualRoutes(app);
   registerAdminRoutes(app, deps);
 }

@@ -3,8 +3,10 @@
  * PostgreSQL adapter can both implement it; every method that changes money is atomic on its own.
  */
 import type { Row, RowQuery } from '../catalog/types.ts';
+import type { AnalysisStore } from './analysis-port.ts';
 
 export type { RowQuery } from '../catalog/types.ts';
+export type * from './analysis-port.ts';
 
 /** The kinds of stored keys (the keys table's CHECK constraint names the same). */
 export const keyKinds = ['sandbox', 'public_test', 'live'] as const;
@@ -226,7 +228,7 @@ export interface StoredRow {
   csv?: string | null;
 }
 
-export interface Store {
+export interface Store extends AnalysisStore {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;

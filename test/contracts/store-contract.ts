@@ -17,6 +17,7 @@ import {
   type UsageInput,
 } from '../../src/store/port.ts';
 import { pageOfRows } from '../../src/store/rows.ts';
+import { analysisStoreCases } from './analysis-store-contract.ts';
 
 const T0 = Date.parse('2026-11-21T15:00:00Z');
 const MONTH = '2026-11';
@@ -45,6 +46,11 @@ export function runStoreContract(
     });
 
     const unique = () => randomBytes(6).toString('hex');
+
+    analysisStoreCases(
+      () => store,
+      () => account(),
+    );
 
     async function account(tokens = 0n, email: string | null = `${unique()}@example.com`) {
       const created = await store.createAccount(

@@ -459,4 +459,36 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       END $$;
     `,
   },
+  {
+    version: 7,
+    name: 'Workbench analyses and their runs',
+    // Runs outlive their analysis (no foreign key to it): a deleted analysis's runs still count toward the
+    // day's fair use. analysis_runs_account serves both the day's count and the reuse lookup.
+    sql: `
+      CREATE TABLE analyses (
+        id text PRIMARY KEY,
+        account_id text NOT NULL REFERENCES accounts(id),
+        name text NOT NULL,
+        spec text NOT NULL,
+        transcript text,
+        planner text,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      );
+      CREATE INDEX analyses_account ON analyses(account_id, updated_at);
+      CREATE TABLE analysis_runs (
+        id text PRIMARY KEY,
+        account_id text NOT NULL REFERENCES accounts(id),
+        analysis_id text,
+        kind text NOT NULL CHECK (kind IN ('run', 'ask')),
+        inputs_hash text,
+        started_at bigint NOT NULL,
+        status text NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+        reads integer NOT NULL DEFAULT 0,
+        burned_micros bigint NOT NULL DEFAULT 0,
+        result text
+      );
+      CREATE INDEX analysis_runs_account ON analysis_runs(account_id, started_at);
+    `,
+  },
 ];

@@ -126,4 +126,36 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       ALTER TABLE dataset_sources ADD COLUMN csv_columns TEXT;
     `,
   },
+  {
+    version: 4,
+    name: 'Workbench analyses and their runs',
+    // Runs outlive their analysis (no foreign key to it): a deleted analysis's runs still count toward the
+    // day's fair use. analysis_runs_account serves both the day's count and the reuse lookup.
+    sql: `
+      CREATE TABLE analyses (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        name TEXT NOT NULL,
+        spec TEXT NOT NULL,
+        transcript TEXT,
+        planner TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX analyses_account ON analyses(account_id, updated_at);
+      CREATE TABLE analysis_runs (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        analysis_id TEXT,
+        kind TEXT NOT NULL CHECK (kind IN ('run', 'ask')),
+        inputs_hash TEXT,
+        started_at INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed')),
+        reads INTEGER NOT NULL DEFAULT 0,
+        burned_micros INTEGER NOT NULL DEFAULT 0,
+        result TEXT
+      );
+      CREATE INDEX analysis_runs_account ON analysis_runs(account_id, started_at);
+    `,
+  },
 ];

@@ -1,0 +1,489 @@
+/**
+ * The Workbench over HTTP: who may use it, the composer's analyses (save, open, rename, duplicate,
+ * delete), the estimate before a run and the ledger after it, reuse of a paid result, CSV export, fair
+ * use, and the assistant's built-in planner. A Terminal session pays the Terminal price (×1.35).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { AnalysisSpec } from '../src/domain/analysis/spec.ts';
+import { adminRequest, balanceOf, freshIp, operatorAccount } from './helpers/operator.ts';
+import {
+  assertLedgerBalanced,
+  bearer,
+  publicTestKey,
+  sandboxKey,
+  startServer,
+  type TestServer,
+} from './helpers/server.ts';
+
+const compare: AnalysisSpec = {
+  series: [
+    { id: 'aapl', dataset: 'stocks/prices', entity: { symbol: 'AAPL' }, field: 'close', label: 'AAPL close' },
+    { id: 'msft', dataset: 'stocks/prices', entity: { symbol: 'MSFT' }, field: 'close', label: 'MSFT close' },
+  ],
+  steps: [
+    { op: 'pct_change', input: 'aapl', as: 'aapl_ret' },
+    { op: 'pct_change', input: 'msft', as: 'msft_ret' },
+    { op: 'correlation', inputs: ['aapl_ret', 'msft_ret'], as: 'corr' },
+  ],
+  outputs: [
+    { kind: 'line', values: ['aapl', 'msft'] },
+    { kind: 'table', values: ['corr'] },
+    { kind: 'stats', values: ['aapl'] },
+  ],
+};
+
+/** A Workbench account (assigned by the operator) with a Terminal session. */
+async function workbench(server: TestServer, pkg = 'workbench') {
+  const account = await operatorAccount(server, { pkg });
+  const login = await server.request('POST', '/api/v1/auth/login', {
+    body: { email: account.email, password: account.password, client: 'terminal' },
+    headers: { 'x-forwarded-for': freshIp() },
+  });
+  assert.equal(login.status, 200, login.text);
+  return { ...account, terminal: login.json.token as string };
+}
+
+async function usageOf(server: TestServer, accountId: string) {
+  return server.deps.store.listUsage({ accountId }, null, 100);
+}
+
+describe('who may use the Workbench', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    await assertLedgerBalanced(server);
+    await server.close();
+  });
+
+  test('a Pro account is refused with 403 analysis_not_entitled, naming the package that brings it', async () => {
+    const pro = await workbench(server, 'pro');
+    for (const [method, path, body] of [
+      ['GET', '/api/v1/analyses', undefined],
+      ['POST', '/api/v1/analyses', { name: 'x', spec: compare }],
+      ['POST', '/api/v1/assistant/ask', { question: 'compare AAPL and MSFT' }],
+    ] as const) {
+      const res = await server.request(method, path, { headers: bearer(pro.terminal), body });
+      assert.equal(res.status, 403, res.text);
+      assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
+      assert.equal(res.json.code, 'analysis_not_entitled');
+      assert.deepEqual(res.json.packages, ['workbench']);
+      assert.match(res.json.detail, /Workbench package; this account has the Pro package/);
+    }
+    assert.equal(await balanceOf(server, pro.terminal), '150000');
+  });
+
+  test('sandbox and public-test keys never reach it', async () => {
+    for (const key of [await sandboxKey(server), (await publicTestKey(server)).key]) {
+      const res = await server.request('POST', '/api/v1/assistant/ask', {
+        headers: bearer(key),
+        body: { question: 'compare AAPL and MSFT' },
+      });
+      assert.equal(res.status, 403, res.text);
+      assert.equal(res.json.code, 'analysis_not_entitled');
+    }
+  });
+
+  test('an operator grants it by assigning the Workbench package', async () => {
+    const account = await workbench(server, 'pro');
+    assert.equal(
+      (await server.request('GET', '/api/v1/analyses', { headers: bearer(account.terminal) })).status,
+      403,
+    );
+    const assigned = await adminRequest(server, 'PUT', `/api/v1/admin/accounts/${account.id}/package`, {
+      body: { package: 'workbench' },
+    });
+    assert.equal(assigned.status, 200, assigned.text);
+    const res = await server.request('GET', '/api/v1/analyses', { headers: bearer(account.terminal) });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json, { data: [], meta: { count: 0, planner: 'built-in' } });
+  });
+});
+
+describe('the composer', () => {
+  let server: TestServer;
+  let wb: Awaited<ReturnType<typeof workbench>>;
+  let id: string;
+  before(async () => {
+    server = await startServer();
+    wb = await workbench(server);
+  });
+  after(async () => {
+    await assertLedgerBalanced(server);
+    await server.close();
+  });
+
+  test('saves an analysis; nothing is read or charged', async () => {
+    const res = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(wb.terminal),
+      body: { name: 'AAPL vs MSFT', spec: compare },
+    });
+    assert.equal(res.status, 201, res.text);
+    id = res.json.id;
+    assert.match(id, /^ana_/);
+    assert.equal(res.json.name, 'AAPL vs MSFT');
+    assert.deepEqual(res.json.spec, compare);
+    assert.equal(res.json.planner, null);
+    assert.equal((await usageOf(server, wb.id)).length, 0);
+  });
+
+  test('the estimate lists every read at the Terminal price (2 tokens × 1.35) and the total', async () => {
+    const res = await server.request('GET', `/api/v1/analyses/${id}/estimate`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.json.reads.map((r: { series: string; token_cost: string }) => [r.series, r.token_cost]),
+      [
+        ['aapl', '2.7'],
+        ['msft', '2.7'],
+      ],
+    );
+    assert.equal(res.json.tokens_burned, '5.4');
+    assert.equal(res.json.balance, '250000');
+    assert.equal(res.json.balance_after, '249994.6');
+    assert.equal(res.json.would_refuse, null);
+    assert.equal(res.json.confirm_required, false);
+    assert.deepEqual(res.json.fair_use, {
+      runs_per_day: 100,
+      runs_today: 0,
+      reads_per_run: 20,
+      reuse_minutes: 15,
+      confirm_above_tokens: 50,
+    });
+  });
+
+  test('a run burns exactly the estimate: one Terminal-channel read per series, each in the ledger', async () => {
+    const res = await server.request('POST', `/api/v1/analyses/${id}/run`, {
+      headers: { ...bearer(wb.terminal), 'x-request-id': 'req-run-1' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.tokens_burned, '5.4');
+    assert.equal(res.json.reused_from, null);
+    assert.deepEqual(
+      res.json.reads.map((r: { request_id: string; tokens_burned: string }) => [
+        r.request_id,
+        r.tokens_burned,
+      ]),
+      [
+        ['req-run-1.aapl', '2.7'],
+        ['req-run-1.msft', '2.7'],
+      ],
+    );
+    assert.equal(await balanceOf(server, wb.terminal), '249994.6');
+    const usage = (await usageOf(server, wb.id)).reverse();
+    assert.deepEqual(
+      usage.map((u) => [u.requestId, u.dataset, u.channel, u.outcome, u.burnedMicros]),
+      [
+        ['req-run-1.aapl', 'stocks/prices', 'terminal', 'charged', 2_700_000n],
+        ['req-run-1.msft', 'stocks/prices', 'terminal', 'charged', 2_700_000n],
+      ],
+    );
+    const burns = (await server.deps.store.listEntries(wb.walletId)).filter((e) => e.kind === 'burn');
+    assert.deepEqual(
+      burns.map((e) => [e.requestId, e.amountMicros]),
+      [
+        ['req-run-1.aapl', -2_700_000n],
+        ['req-run-1.msft', -2_700_000n],
+      ],
+    );
+    const [line, table, stats] = res.json.outputs;
+    assert.equal(line.kind, 'line');
+    assert.deepEqual(
+      line.series.map((s: { name: string }) => s.name),
+      ['AAPL close', 'MSFT close'],
+    );
+    assert.equal(line.series[0].x.length, res.json.reads[0].rows);
+    assert.deepEqual(table.columns, ['', 'aapl_ret', 'msft_ret']);
+    assert.equal(table.rows[0][1], 1);
+    assert.equal(stats.rows[0].count, res.json.reads[0].rows);
+    assert.equal(stats.rows[0].last, line.series[0].y.at(-1));
+    await assertLedgerBalanced(server);
+  });
+
+  test('a rerun with unchanged inputs reuses the paid result and says so; fresh reads again', async () => {
+    const reused = await server.request('POST', `/api/v1/analyses/${id}/run`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(reused.status, 200, reused.text);
+    assert.equal(reused.json.tokens_burned, '0');
+    assert.equal(reused.json.reused_from.tokens_burned, '5.4');
+    assert.equal(await balanceOf(server, wb.terminal), '249994.6');
+    const fresh = await server.request('POST', `/api/v1/analyses/${id}/run`, {
+      headers: bearer(wb.terminal),
+      body: { fresh: true },
+    });
+    assert.equal(fresh.json.tokens_burned, '5.4');
+    assert.equal(fresh.json.reused_from, null);
+    assert.equal(await balanceOf(server, wb.terminal), '249989.2');
+  });
+
+  test('past reuse_minutes a rerun reads again', async () => {
+    server.clock.advance(16 * 60_000);
+    const res = await server.request('POST', `/api/v1/analyses/${id}/run`, { headers: bearer(wb.terminal) });
+    assert.equal(res.json.tokens_burned, '5.4');
+    assert.equal(await balanceOf(server, wb.terminal), '249983.8');
+  });
+
+  test('the result exports as CSV: the series on their dates, then the correlation and the statistics', async () => {
+    const res = await server.request('GET', `/api/v1/analyses/${id}/result.csv`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/csv/);
+    assert.equal(res.headers.get('content-disposition'), 'attachment; filename="AAPL-vs-MSFT.csv"');
+    const [series, corr, stats] = res.text.split('\r\n\r\n');
+    assert.match(series ?? '', /^date,AAPL close,MSFT close\r\n2026-/);
+    assert.match(corr ?? '', /^,aapl_ret,msft_ret\r\naapl_ret,1,/);
+    assert.match(stats ?? '', /^name,count,first_date,last_date,mean,std,min,max,last\r\nAAPL close,/);
+  });
+
+  test('rename, edit, duplicate, list and delete', async () => {
+    const renamed = await server.request('PATCH', `/api/v1/analyses/${id}`, {
+      headers: bearer(wb.terminal),
+      body: { name: 'Two closes' },
+    });
+    assert.equal(renamed.status, 200, renamed.text);
+    assert.equal(renamed.json.name, 'Two closes');
+    server.clock.advance(1000);
+    const copy = await server.request('POST', `/api/v1/analyses/${id}/duplicate`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(copy.status, 201, copy.text);
+    assert.equal(copy.json.name, 'Two closes (copy)');
+    assert.notEqual(copy.json.id, id);
+    const edited = await server.request('PATCH', `/api/v1/analyses/${copy.json.id}`, {
+      headers: bearer(wb.terminal),
+      body: { spec: { ...compare, steps: [], outputs: [{ kind: 'line', values: ['aapl'] }] } },
+    });
+    assert.equal(edited.status, 200, edited.text);
+    assert.equal(edited.json.spec.steps.length, 0);
+    const list = await server.request('GET', '/api/v1/analyses', { headers: bearer(wb.terminal) });
+    assert.deepEqual(
+      list.json.data.map((a: { name: string }) => a.name),
+      ['Two closes (copy)', 'Two closes'],
+    );
+    const deleted = await server.request('DELETE', `/api/v1/analyses/${copy.json.id}`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(deleted.status, 204);
+    const gone = await server.request('GET', `/api/v1/analyses/${copy.json.id}`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(gone.status, 404);
+    assert.equal(gone.json.code, 'not_found');
+  });
+
+  test("another account cannot open, run or delete this account's analysis", async () => {
+    const other = await workbench(server);
+    for (const [method, path] of [
+      ['GET', `/api/v1/analyses/${id}`],
+      ['POST', `/api/v1/analyses/${id}/run`],
+      ['DELETE', `/api/v1/analyses/${id}`],
+      ['GET', `/api/v1/analyses/${id}/result.csv`],
+    ] as const) {
+      const res = await server.request(method, path, { headers: bearer(other.terminal) });
+      assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
+    }
+    assert.equal((await usageOf(server, other.id)).length, 0);
+  });
+
+  test('a spec the catalog cannot run is refused before any read: 400 naming each problem, 404 for a dataset', async () => {
+    const bad = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(wb.terminal),
+      body: {
+        name: 'bad',
+        spec: {
+          series: [{ id: 'a', dataset: 'stocks/prices', entity: { ticker: 'AAPL' }, field: 'symbol' }],
+          steps: [{ op: 'rolling_mean', input: 'b', window: 5, as: 'a_ma' }],
+          outputs: [{ kind: 'line', values: ['nothing'] }],
+        },
+      },
+    });
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(bad.json.code, 'invalid_request');
+    assert.deepEqual(
+      bad.json.errors.map((e: { path: string }) => e.path),
+      ['series.0.entity.ticker', 'series.0.field', 'steps.0', 'outputs.0.values.0'],
+    );
+    const missing = await server.request('POST', '/api/v1/analyses/estimate', {
+      headers: bearer(wb.terminal),
+      body: { spec: { ...compare, series: [{ ...compare.series[0], dataset: 'stocks/pricez' }] } },
+    });
+    assert.equal(missing.status, 404, missing.text);
+    assert.equal(missing.json.code, 'dataset_not_found');
+  });
+});
+
+describe('fair use and refusals', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({
+      config: (c) => {
+        const sku = c.pricing.commercial_skus.find((s) => s.id === 'workbench');
+        if (sku) sku.fair_use = { runs_per_day: 2, reads_per_run: 2, reuse_minutes: 0 };
+      },
+    });
+  });
+  after(async () => {
+    await assertLedgerBalanced(server);
+    await server.close();
+  });
+
+  test('past runs_per_day: 429 fair_use_limit with Retry-After to 00:00 UTC; nothing read', async () => {
+    const wb = await workbench(server);
+    const created = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(wb.terminal),
+      body: { name: 'two', spec: compare },
+    });
+    for (let i = 0; i < 2; i++) {
+      const ok = await server.request('POST', `/api/v1/analyses/${created.json.id}/run`, {
+        headers: bearer(wb.terminal),
+      });
+      assert.equal(ok.status, 200, ok.text);
+    }
+    const before = await balanceOf(server, wb.terminal);
+    const refused = await server.request('POST', `/api/v1/analyses/${created.json.id}/run`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(refused.status, 429, refused.text);
+    assert.equal(refused.json.code, 'fair_use_limit');
+    assert.equal(refused.json.limit, 'runs_per_day');
+    // The test clock stands at 2026-11-21T15:00:00Z: nine hours to midnight.
+    assert.equal(refused.headers.get('retry-after'), String(9 * 3600));
+    assert.equal(refused.json.retry_after, 9 * 3600);
+    assert.equal(await balanceOf(server, wb.terminal), before);
+    const ask = await server.request('POST', '/api/v1/assistant/ask', {
+      headers: bearer(wb.terminal),
+      body: { question: 'AAPL close' },
+    });
+    assert.equal(ask.status, 429);
+    const estimate = await server.request('GET', `/api/v1/analyses/${created.json.id}/estimate`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(estimate.json.would_refuse, 'fair_use_limit');
+    assert.equal(estimate.json.fair_use.runs_today, 2);
+    server.clock.advance(9 * 3600_000);
+    const tomorrow = await server.request('POST', `/api/v1/analyses/${created.json.id}/run`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(tomorrow.status, 200, tomorrow.text);
+  });
+
+  test('more reads than reads_per_run: 429 fair_use_limit naming the limit, before any read', async () => {
+    const wb = await workbench(server);
+    const three = {
+      ...compare,
+      series: [
+        ...compare.series,
+        { id: 'nvda', dataset: 'stocks/prices', entity: { symbol: 'NVDA' }, field: 'close' },
+      ],
+    };
+    const created = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(wb.terminal),
+      body: { name: 'three', spec: three },
+    });
+    const refused = await server.request('POST', `/api/v1/analyses/${created.json.id}/run`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(refused.status, 429, refused.text);
+    assert.equal(refused.json.code, 'fair_use_limit');
+    assert.equal(refused.json.limit, 'reads_per_run');
+    assert.equal((await usageOf(server, wb.id)).length, 0);
+  });
+
+  test('a wallet that cannot pay the whole run: 402 before the first read', async () => {
+    // 5 tokens, and the Workbench granted without its monthly credit: the run costs 5.4 from the Terminal.
+    const account = await operatorAccount(server, { tokens: 5 });
+    await server.deps.store.updateAccount(account.id, { packageId: 'workbench' });
+    const login = await server.request('POST', '/api/v1/auth/login', {
+      body: { email: account.email, password: account.password, client: 'terminal' },
+      headers: { 'x-forwarded-for': freshIp() },
+    });
+    const created = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(login.json.token),
+      body: { name: 'two', spec: compare },
+    });
+    const refused = await server.request('POST', `/api/v1/analyses/${created.json.id}/run`, {
+      headers: bearer(login.json.token),
+    });
+    assert.equal(refused.status, 402, refused.text);
+    assert.equal(refused.json.code, 'insufficient_tokens');
+    assert.equal(refused.json.required_tokens, '5.4');
+    assert.equal((await usageOf(server, account.id)).length, 0);
+  });
+});
+
+describe('the assistant (built-in planner)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    await assertLedgerBalanced(server);
+    await server.close();
+  });
+
+  test('answers with a saved analysis, its result and what it cost', async () => {
+    const wb = await workbench(server);
+    const res = await server.request('POST', '/api/v1/assistant/ask', {
+      headers: { ...bearer(wb.terminal), 'x-request-id': 'req-ask-1' },
+      body: { question: 'rebase AAPL and MSFT to 100 from 2026-10-15' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.kind, 'analysis');
+    assert.equal(res.json.planner, 'built-in');
+    assert.equal(res.json.tokens_burned, '5.4');
+    assert.equal(res.json.reads, 2);
+    assert.match(
+      res.json.explanation,
+      /rebased to 100 .* It made 2 metered reads \(\d+ observations\) and burned 5\.4 tokens\./,
+    );
+    assert.equal(res.json.analysis.planner, 'built-in');
+    assert.equal(res.json.analysis.transcript[0].content, 'rebase AAPL and MSFT to 100 from 2026-10-15');
+    const line = res.json.result.outputs[0];
+    assert.equal(line.series[0].y[0], 100);
+    assert.equal(line.series[0].x[0] >= '2026-10-15', true);
+    assert.equal(await balanceOf(server, wb.terminal), '249994.6');
+    const usage = await usageOf(server, wb.id);
+    assert.deepEqual(
+      usage.map((u) => u.channel),
+      ['terminal', 'terminal'],
+    );
+    assert.deepEqual(usage.map((u) => u.requestId).sort(), ['req-ask-1.a.aapl', 'req-ask-1.a.msft']);
+    const saved = await server.request('GET', `/api/v1/analyses/${res.json.analysis.id}`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(saved.status, 200);
+    // Its result is the analysis's: a rerun now reuses it, and it exports.
+    const rerun = await server.request('POST', `/api/v1/analyses/${res.json.analysis.id}/run`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(rerun.json.tokens_burned, '0');
+    assert.ok(rerun.json.reused_from);
+    const csv = await server.request('GET', `/api/v1/analyses/${res.json.analysis.id}/result.csv`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(csv.status, 200);
+  });
+
+  test('asks back with candidates and reads nothing when a name is ambiguous', async () => {
+    const wb = await workbench(server);
+    const res = await server.request('POST', '/api/v1/assistant/ask', {
+      headers: bearer(wb.terminal),
+      body: { question: 'compare APPL and MSFT' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json, {
+      kind: 'clarify',
+      planner: 'built-in',
+      message: 'No symbol or series APPL in the catalog. Did you mean AAPL?',
+      candidates: [{ label: 'AAPL', value: 'AAPL' }],
+      tokens_burned: '0',
+      reads: 0,
+    });
+    assert.equal((await usageOf(server, wb.id)).length, 0);
+  });
+});
