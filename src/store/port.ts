@@ -4,9 +4,11 @@
  */
 import type { Row, RowQuery } from '../catalog/types.ts';
 import type { AnalysisStore } from './analysis-port.ts';
+import type { ImportStore } from './import-port.ts';
 
 export type { RowQuery } from '../catalog/types.ts';
 export type * from './analysis-port.ts';
+export type * from './import-port.ts';
 
 /** The kinds of stored keys (the keys table's CHECK constraint names the same). */
 export const keyKinds = ['sandbox', 'public_test', 'live'] as const;
@@ -217,6 +219,8 @@ export interface StoredPage {
   csv?: string | null;
   /** The keyset position of the page's last row when another row follows it, else null. */
   next: { t: string; id: number } | null;
+  /** The import runs that supplied the page's rows, ascending (none for sample rows). */
+  imports: number[];
 }
 
 export interface StoredRow {
@@ -226,9 +230,11 @@ export interface StoredRow {
   json: string;
   /** The row's stored CSV line (no line end), when the query asked for `csvColumns` and they match. */
   csv?: string | null;
+  /** The import run that supplied the row; null for sample rows and rows of a column-mapped import. */
+  importId: number | null;
 }
 
-export interface Store extends AnalysisStore {
+export interface Store extends AnalysisStore, ImportStore {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;

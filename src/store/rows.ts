@@ -2,6 +2,7 @@
  * Row mapping shared by the SQL adapters: database rows to port records. Drivers return bigint columns
  * as bigint (node:sqlite) or decimal strings (pg); both are parsed exactly, never through a float.
  */
+import { importIdsOf } from './import-port.ts';
 import type {
   AccountRecord,
   CsvJoin,
@@ -133,6 +134,7 @@ export async function pageOfRows(
     count: rows.length,
     json: rows.map((r) => r.json).join(','),
     next: more && last ? { t: last.t, id: last.id } : null,
+    imports: importIdsOf(rows.map((r) => r.importId)),
   };
   if (query.csvColumns === undefined) return page;
   const lines: string[] = [];

@@ -1179,6 +1179,139 @@ export function runStoreContract(
           assert.deepEqual(seen, descending ? sorted.reverse() : sorted);
         }
       });
+
+      const run = (fileName: string, at: number) => ({
+        importer: 'test-format',
+        sourceName: 'Test source',
+        fileName,
+        sha256: 'ab'.repeat(32),
+        licence: 'Public domain',
+        attribution: null,
+        importedAt: at,
+        rowsRead: 4,
+        rowsRejected: 1,
+      });
+      const keyed = (list: Row[]) => list.map((row) => ({ key: `${row.symbol}|${row.date}`, row }));
+
+      test('an import by natural key drops sample rows, then replaces what it imports again', async () => {
+        const other = `test/upsert-${unique()}`;
+        await store.loadRows(other, 'date', rows.slice(0, 6), 'sample');
+        const first = await store.upsertRows(other, 'date', keyed(rows.slice(0, 3)), run('a.csv', T0), [
+          'date',
+          'symbol',
+        ]);
+        assert.deepEqual(
+          { ...first, id: 0 },
+          {
+            id: 0,
+            dataset: other,
+            importer: 'test-format',
+            sourceName: 'Test source',
+            fileName: 'a.csv',
+            sha256: 'ab'.repeat(32),
+            licence: 'Public domain',
+            attribution: null,
+            importedAt: T0,
+            rowsRead: 4,
+            rowsInserted: 3,
+            rowsReplaced: 0,
+            rowsRejected: 1,
+            firstT: '2026-01-01',
+            lastT: '2026-01-01',
+          },
+        );
+        const span = await store.datasetSpan(other);
+        assert.deepEqual(
+          { ...span, loadedAt: 0 },
+          {
+            source: 'import',
+            rows: 3,
+            firstT: '2026-01-01',
+            lastT: '2026-01-01',
+            loadedAt: 0,
+          },
+        );
+
+        // The same rows again, one corrected, and three new: 3 replaced, 3 added, none twice.
+        const corrected = rows.slice(0, 6).map((row, i) => (i === 1 ? { ...row, close: 99.25 } : row));
+        const second = await store.upsertRows(other, 'date', keyed(corrected), run('b.csv', T0 + 1), [
+          'date',
+          'symbol',
+        ]);
+        assert.deepEqual([second.rowsInserted, second.rowsReplaced], [3, 3]);
+        assert.ok(second.id > first.id);
+        const stored = await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 });
+        assert.equal(stored.length, 6);
+        assert.equal(new Set(stored.map((r) => r.id)).size, 6);
+        assert.deepEqual(
+          stored.map((r) => JSON.parse(r.json).close),
+          corrected.map((r) => r.close),
+        );
+        assert.ok(stored.every((r) => r.importId === second.id));
+        assert.equal((await store.datasetSpan(other))?.rows, 6);
+        assert.equal((await store.datasetSpan(other))?.lastT, '2026-01-02');
+      });
+
+      test('a page names the import runs behind its rows; sample rows name none', async () => {
+        const other = `test/prov-${unique()}`;
+        await store.loadRows(other, 'date', rows.slice(0, 3), 'sample');
+        const sample = await store.queryPage({ dataset: other, filters: {}, descending: false, limit: 10 });
+        assert.deepEqual(sample.imports, []);
+        const a = await store.upsertRows(other, 'date', keyed(rows.slice(0, 3)), run('a.csv', T0));
+        const b = await store.upsertRows(other, 'date', keyed(rows.slice(3, 6)), run('b.csv', T0 + 1));
+        const columns = csvColumnsKey(['date', 'symbol']);
+        for (const query of [
+          { limit: 10 },
+          { limit: 10, csvColumns: columns, csvJoin: 'crlf' as const },
+          { limit: 2 },
+          { limit: 2, descending: true },
+        ]) {
+          const page = await store.queryPage({ dataset: other, filters: {}, descending: false, ...query });
+          const reference = await pageOfRows(
+            { dataset: other, filters: {}, descending: false, ...query },
+            (q) => store.queryRows(q),
+          );
+          assert.deepEqual(page.imports, reference.imports);
+        }
+        assert.deepEqual(
+          (await store.queryPage({ dataset: other, filters: {}, descending: false, limit: 10 })).imports,
+          [a.id, b.id],
+        );
+        assert.deepEqual(
+          (await store.queryPage({ dataset: other, filters: {}, descending: true, limit: 2 })).imports,
+          [b.id],
+        );
+        const listed = await store.listImportRuns({ dataset: other }, 10);
+        assert.deepEqual(
+          listed.map((r) => r.fileName),
+          ['b.csv', 'a.csv'],
+        );
+        assert.deepEqual(
+          (await store.listImportRuns({ ids: [a.id] }, 10)).map((r) => r.id),
+          [a.id],
+        );
+        assert.deepEqual(await store.listImportRuns({ ids: [] }, 10), []);
+      });
+
+      test('a file that names one key twice loads its last row once', async () => {
+        const other = `test/dup-${unique()}`;
+        const twice = [
+          ...keyed(rows.slice(0, 2)),
+          { key: keyed(rows.slice(0, 1))[0]?.key as string, row: { ...rows[0], close: 7 } },
+        ];
+        const result = await store.upsertRows(other, 'date', twice, run('dup.csv', T0));
+        assert.deepEqual([result.rowsInserted, result.rowsReplaced], [2, 0]);
+        const stored = await store.queryRows({
+          dataset: other,
+          filters: { symbol: ['AAPL'] },
+          descending: false,
+          limit: 10,
+        });
+        assert.deepEqual(
+          stored.map((r) => JSON.parse(r.json).close),
+          [7],
+        );
+      });
     });
   });
 }

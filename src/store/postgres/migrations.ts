@@ -491,4 +491,32 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       CREATE INDEX analysis_runs_account ON analysis_runs(account_id, started_at);
     `,
   },
+  {
+    version: 8,
+    name: 'natural keys of imported rows, and the record of each import',
+    // As SQLite migration 5: nk replaces a row imported again; import_id names the run behind each row.
+    sql: `
+      ALTER TABLE dataset_rows ADD COLUMN nk text;
+      ALTER TABLE dataset_rows ADD COLUMN import_id bigint;
+      CREATE UNIQUE INDEX dataset_rows_natural_key ON dataset_rows (dataset, nk) WHERE nk IS NOT NULL;
+      CREATE TABLE import_runs (
+        id bigserial PRIMARY KEY,
+        dataset text NOT NULL,
+        importer text NOT NULL,
+        source_name text NOT NULL,
+        file_name text NOT NULL,
+        sha256 text NOT NULL,
+        licence text NOT NULL,
+        attribution text,
+        imported_at bigint NOT NULL,
+        rows_read integer NOT NULL,
+        rows_inserted integer NOT NULL,
+        rows_replaced integer NOT NULL,
+        rows_rejected integer NOT NULL,
+        first_t text,
+        last_t text
+      );
+      CREATE INDEX import_runs_dataset ON import_runs (dataset, id);
+    `,
+  },
 ];

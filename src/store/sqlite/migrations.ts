@@ -158,4 +158,33 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       CREATE INDEX analysis_runs_account ON analysis_runs(account_id, started_at);
     `,
   },
+  {
+    version: 5,
+    name: 'natural keys of imported rows, and the record of each import',
+    // nk: the row's natural key (entity + time, or accession + line), so importing a file again replaces
+    // its rows rather than adding them; import_id: the run that supplied the row (a read's meta.source).
+    sql: `
+      ALTER TABLE dataset_rows ADD COLUMN nk TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN import_id INTEGER;
+      CREATE UNIQUE INDEX dataset_rows_natural_key ON dataset_rows(dataset, nk) WHERE nk IS NOT NULL;
+      CREATE TABLE import_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        dataset TEXT NOT NULL,
+        importer TEXT NOT NULL,
+        source_name TEXT NOT NULL,
+        file_name TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        licence TEXT NOT NULL,
+        attribution TEXT,
+        imported_at INTEGER NOT NULL,
+        rows_read INTEGER NOT NULL,
+        rows_inserted INTEGER NOT NULL,
+        rows_replaced INTEGER NOT NULL,
+        rows_rejected INTEGER NOT NULL,
+        first_t TEXT,
+        last_t TEXT
+      );
+      CREATE INDEX import_runs_dataset ON import_runs(dataset, id);
+    `,
+  },
 ];

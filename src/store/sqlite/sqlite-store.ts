@@ -10,6 +10,16 @@ import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import { AppError, serviceUnavailable } from '../../errors.ts';
 import { analysisColumns, analysisFrom, analysisRunFrom, runFilter } from '../analysis-rows.ts';
+import {
+  type DatasetSpan,
+  distinctByKey,
+  type ImportRun,
+  importIdsOf,
+  type KeyedRow,
+  keyedSpan,
+  type NewImportRun,
+} from '../import-port.ts';
+import { importRunFrom } from '../import-rows.ts';
 import type {
   AnalysisRecord,
   AnalysisRunOutcome,
@@ -49,6 +59,7 @@ import {
   keyFrom,
   num,
   optNum,
+  optStr,
   str,
   usageFrom,
   walletColumns,
@@ -660,7 +671,7 @@ export class SqliteStore implements Store {
     const direction = q.descending ? 'DESC' : 'ASC';
     const withCsv = q.csvColumns !== undefined;
     const rows = this.#stmt(
-      `SELECT id, t, data${withCsv ? `, ${SqliteStore.#csvLine}` : ''} FROM dataset_rows WHERE ${where}
+      `SELECT id, t, data, import_id${withCsv ? `, ${SqliteStore.#csvLine}` : ''} FROM dataset_rows WHERE ${where}
         ORDER BY t ${direction}, id ${direction} LIMIT ?`,
       true,
     ).all(
@@ -668,8 +679,8 @@ export class SqliteStore implements Store {
       ...params,
       q.limit,
     ) as unknown as unknown[][];
-    return rows.map(([id, t, data, line]) => {
-      const row: StoredRow = { id: num(id), t: str(t), json: str(data) };
+    return rows.map(([id, t, data, importId, line]) => {
+      const row: StoredRow = { id: num(id), t: str(t), json: str(data), importId: optNum(importId) };
       if (withCsv) row.csv = line === null ? null : str(line);
       return row;
     });
@@ -695,16 +706,18 @@ export class SqliteStore implements Store {
     const withCsv = q.csvColumns !== undefined;
     const joined =
       q.csvJoin === 'json' ? 'json_quote(group_concat(csv, char(10)))' : 'group_concat(csv, char(13, 10))';
-    const [count, json, csv, lines, renderedOver] = this.#stmt(
+    const [count, json, csv, lines, renderedOver, importIds] = this.#stmt(
       `SELECT count(*), group_concat(data, ','),
-          ${withCsv ? `${joined}, count(csv), (SELECT csv_columns FROM dataset_sources WHERE dataset = ?)` : 'NULL, 0, NULL'}
-        FROM (SELECT data${withCsv ? ', csv' : ''} FROM dataset_rows WHERE ${where} ${order} LIMIT ?)`,
+          ${withCsv ? `${joined}, count(csv), (SELECT csv_columns FROM dataset_sources WHERE dataset = ?)` : 'NULL, 0, NULL'},
+          group_concat(DISTINCT import_id)
+        FROM (SELECT data, import_id${withCsv ? ', csv' : ''} FROM dataset_rows WHERE ${where} ${order} LIMIT ?)`,
       true,
     ).get(...(withCsv ? [q.dataset] : []), ...params, q.limit) as unknown as [
       number,
       string | null,
       string | null,
       number,
+      string | null,
       string | null,
     ];
     let next: StoredPage['next'] = null;
@@ -716,7 +729,8 @@ export class SqliteStore implements Store {
       const [last, following] = tail;
       if (last && following) next = { t: str(last[0]), id: num(last[1]) };
     }
-    const page: StoredPage = { count, json: json ?? '', next };
+    const imports = importIdsOf(importIds === null ? [] : importIds.split(',').map(Number));
+    const page: StoredPage = { count, json: json ?? '', next, imports };
     if (withCsv) {
       // An empty page has every line there is, whatever they were rendered over.
       const complete = count === 0 || (renderedOver === q.csvColumns && lines === count);
@@ -724,6 +738,122 @@ export class SqliteStore implements Store {
       page.csv = !complete ? null : q.csvJoin === 'json' ? text.slice(1, -1) : text;
     }
     return page;
+  }
+
+  async upsertRows(
+    dataset: string,
+    timeField: string,
+    rows: readonly KeyedRow[],
+    run: NewImportRun,
+    csvColumns?: readonly string[],
+  ): Promise<ImportRun> {
+    const distinct = distinctByKey(rows);
+    const [firstT, lastT] = keyedSpan(distinct, timeField);
+    return this.#tx(() => {
+      const present = this.#get('SELECT source, loaded_at FROM dataset_sources WHERE dataset = ?', dataset);
+      if (present && str(present.source) === 'sample')
+        this.#run('DELETE FROM dataset_rows WHERE dataset = ?', dataset);
+      const runId = num(
+        this.#get(
+          `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
+             imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?) RETURNING id`,
+          dataset,
+          run.importer,
+          run.sourceName,
+          run.fileName,
+          run.sha256,
+          run.licence,
+          run.attribution,
+          run.importedAt,
+          run.rowsRead,
+          run.rowsRejected,
+          firstT,
+          lastT,
+        )?.id,
+      );
+      let nextId = num(
+        this.#get('SELECT COALESCE(max(id), 0) AS id FROM dataset_rows WHERE dataset = ?', dataset)?.id,
+      );
+      const existing = this.#stmt('SELECT 1 AS present FROM dataset_rows WHERE dataset = ? AND nk = ?');
+      const replace = this.#stmt(
+        'UPDATE dataset_rows SET t = ?, data = ?, csv = ?, import_id = ? WHERE dataset = ? AND nk = ?',
+      );
+      const insert = this.#stmt(
+        'INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      );
+      let replaced = 0;
+      for (const { key, row } of distinct) {
+        const t = String(row[timeField] ?? '');
+        const csv = csvColumns ? csvRecord(row, csvColumns) : null;
+        if (existing.get(dataset, key)) {
+          replace.run(t, JSON.stringify(row), csv, runId, dataset, key);
+          replaced++;
+        } else {
+          insert.run(dataset, ++nextId, t, JSON.stringify(row), csv, key, runId);
+        }
+      }
+      const inserted = distinct.length - replaced;
+      this.#run(
+        'UPDATE import_runs SET rows_inserted = ?, rows_replaced = ? WHERE id = ?',
+        inserted,
+        replaced,
+        runId,
+      );
+      const total = num(this.#get('SELECT count(*) AS n FROM dataset_rows WHERE dataset = ?', dataset)?.n);
+      const previous = present ? num(present.loaded_at) : 0;
+      this.#run(
+        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns) VALUES (?, 'import', ?, ?, ?)
+         ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count,
+           loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns`,
+        dataset,
+        total,
+        Math.max(Date.now(), previous + 1),
+        csvColumns ? csvColumnsKey(csvColumns) : null,
+      );
+      return importRunFrom(this.#get('SELECT * FROM import_runs WHERE id = ?', runId) as DbRow);
+    });
+  }
+
+  async listImportRuns(
+    filter: { dataset?: string; ids?: readonly number[] },
+    limit: number,
+  ): Promise<ImportRun[]> {
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    if (filter.dataset !== undefined) {
+      where.push('dataset = ?');
+      params.push(filter.dataset);
+    }
+    if (filter.ids !== undefined) {
+      if (filter.ids.length === 0) return [];
+      where.push(`id IN (${filter.ids.map(() => '?').join(', ')})`);
+      params.push(...filter.ids);
+    }
+    return this.#all(
+      `SELECT * FROM import_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
+      ...params,
+      limit,
+    ).map(importRunFrom);
+  }
+
+  async datasetSpan(dataset: string): Promise<DatasetSpan | null> {
+    const source = this.#get(
+      'SELECT source, row_count, loaded_at FROM dataset_sources WHERE dataset = ?',
+      dataset,
+    );
+    if (!source) return null;
+    const span = this.#get(
+      'SELECT min(t) AS first_t, max(t) AS last_t FROM dataset_rows WHERE dataset = ?',
+      dataset,
+    );
+    return {
+      source: str(source.source) as RowSource,
+      rows: num(source.row_count),
+      firstT: optStr(span?.first_t),
+      lastT: optStr(span?.last_t),
+      loadedAt: num(source.loaded_at),
+    };
   }
 
   async createAnalysis(a: AnalysisRecord): Promise<void> {

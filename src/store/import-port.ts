@@ -1,0 +1,100 @@
+/**
+ * The part of the Store port that loads real rows by natural key and keeps the record of each import
+ * (docs/operators.md#importing-real-data): which file supplied which rows, under what licence.
+ */
+import type { Row } from '../catalog/types.ts';
+
+/** One run of a named importer into one dataset, as recorded in the transaction that loaded its rows. */
+export interface ImportRun {
+  id: number;
+  /** The dataset's canonical key. */
+  dataset: string;
+  /** The importer's name (`fred-series`), or `generic` for a column-mapped file. */
+  importer: string;
+  /** Who publishes the data (`SEC EDGAR`). */
+  sourceName: string;
+  /** The file's base name, as the operator gave it. */
+  fileName: string;
+  sha256: string;
+  licence: string;
+  /** The credit the licence asks for, when it asks for one. */
+  attribution: string | null;
+  importedAt: number;
+  rowsRead: number;
+  /** Rows new to the dataset. */
+  rowsInserted: number;
+  /** Rows that took the place of a stored row with the same natural key. */
+  rowsReplaced: number;
+  rowsRejected: number;
+  /** The earliest and latest time field of the rows this run loaded. */
+  firstT: string | null;
+  lastT: string | null;
+}
+
+export type NewImportRun = Omit<
+  ImportRun,
+  'id' | 'dataset' | 'rowsInserted' | 'rowsReplaced' | 'firstT' | 'lastT'
+>;
+
+/** A row with its natural key (entity + time, or accession + line) as one string. */
+export interface KeyedRow {
+  key: string;
+  row: Row;
+}
+
+/** What a dataset holds: its rows' span and where they came from. */
+export interface DatasetSpan {
+  source: 'sample' | 'import';
+  rows: number;
+  /** The earliest and latest time field, null for an empty dataset. */
+  firstT: string | null;
+  lastT: string | null;
+  loadedAt: number;
+}
+
+export interface ImportStore {
+  /**
+   * In one transaction: replaces each stored row whose natural key a new row carries, adds the others,
+   * and records the run. Sample rows are dropped first (real rows never sit beside generated ones).
+   * With csvColumns, each row's CSV line over them is stored as loadRows stores it.
+   */
+  upsertRows(
+    dataset: string,
+    timeField: string,
+    rows: readonly KeyedRow[],
+    run: NewImportRun,
+    csvColumns?: readonly string[],
+  ): Promise<ImportRun>;
+  /** Import runs, newest first: of one dataset, of the given ids, or of every dataset. */
+  listImportRuns(filter: { dataset?: string; ids?: readonly number[] }, limit: number): Promise<ImportRun[]>;
+  /** The dataset's row count, first and last time, and source; null before anything was loaded. */
+  datasetSpan(dataset: string): Promise<DatasetSpan | null>;
+}
+
+export function keyedSpan(rows: readonly KeyedRow[], timeField: string): [string | null, string | null] {
+  let first: string | null = null;
+  let last: string | null = null;
+  for (const { row } of rows) {
+    const t = String(row[timeField] ?? '');
+    if (first === null || t < first) first = t;
+    if (last === null || t > last) last = t;
+  }
+  return [first, last];
+}
+
+/** The rows with each natural key once: a later row of the same key takes the earlier one's place. */
+export function distinctByKey(rows: readonly KeyedRow[]): KeyedRow[] {
+  const byKey = new Map<string, KeyedRow>();
+  for (const keyed of rows) {
+    byKey.delete(keyed.key);
+    byKey.set(keyed.key, keyed);
+  }
+  return byKey.size === rows.length ? [...rows] : [...byKey.values()];
+}
+
+/** Import ids of a page's rows: distinct, ascending. */
+export function importIdsOf(ids: Iterable<number | null | undefined>): number[] {
+  const seen = new Set<number>();
+  for (const id of ids) if (typeof id === 'number') seen.add(id);
+  return [...seen].sort((a, b) => a - b);
+}
