@@ -14,6 +14,7 @@ import { BuiltInPlanner } from './domain/analysis/built-in-planner.ts';
 import { Authenticator } from './domain/auth.ts';
 import { Credentials } from './domain/credentials.ts';
 import { DataExports } from './domain/export.ts';
+import { DataImports } from './domain/imports.ts';
 import { Charges } from './domain/metering.ts';
 import { Operator } from './domain/operator.ts';
 import { isP0, listCostOf, makePricing } from './domain/pricing.ts';
@@ -233,6 +234,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const recipes = new Recipes(reads);
   const accounts = new Accounts({ store, pricing, now, config });
   const exports = new DataExports({ config, reads });
+  const imports = new DataImports({ store, catalog, now, onImported: (dataset) => reads.forget(dataset) });
   const analyses = new Analyses({
     store,
     reads,
@@ -265,6 +267,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     recipes,
     accounts,
     exports,
+    imports,
     analyses,
     operator,
     charges,

@@ -10,6 +10,7 @@ import type { Analyses } from './domain/analysis/analyses.ts';
 import type { Authenticator } from './domain/auth.ts';
 import type { Credentials } from './domain/credentials.ts';
 import type { DataExports } from './domain/export.ts';
+import type { DataImports } from './domain/imports.ts';
 import type { Charges } from './domain/metering.ts';
 import type { Operator } from './domain/operator.ts';
 import type { Pricing } from './domain/pricing.ts';
@@ -35,6 +36,8 @@ export interface Services {
   recipes: Recipes;
   accounts: Accounts;
   exports: DataExports;
+  /** Imports of published files by the named importers (`tmd import --format`). */
+  imports: DataImports;
   /** The Workbench: saved analyses, their runs, and the assistant (docs/analyze.md). */
   analyses: Analyses;
   /** The operator's actions (admin API, `tmd`); the self-service spending caps too. */

@@ -4,7 +4,7 @@
  * failed, 2 usage error.
  */
 import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
+import { basename, extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   ImportError,
@@ -13,7 +13,9 @@ import {
   parseImport,
   parseMapFile,
 } from '../catalog/import-file.ts';
+import { importers } from '../catalog/importers/registry.ts';
 import { ConfigError } from '../config.ts';
+import type { ImportSummary } from '../domain/imports.ts';
 import { formatMicros } from '../domain/money.ts';
 import {
   capAmount,
@@ -68,6 +70,9 @@ Usage:
   tmd key create <account> [--name <name>] [--expires-at <ISO time>]
   tmd key caps <key-id> [--daily <tokens>|none] [--monthly <tokens>|none]
   tmd monthly-credit                            credit every package's monthly_credits for this month (idempotent)
+  tmd import <file> [--format <importer>] [--dataset <domain/name>] [--set <field>=<value>]...
+             [--partial] [--dry-run] [--json]     a published format, detected when --format is absent:
+             ${importers.map((i) => i.name).join(', ')}
   tmd import <domain/name> <file> [--format csv|ndjson|json] [--map <field>=<column>]... [--map <file.json>]
              [--set <field>=<value>]... [--null <token>]... [--merge] [--dry-run]
 
@@ -126,19 +131,83 @@ function formatOf(file: string, given: string | undefined): ImportFormat {
   throw new UsageError(`cannot tell the format of ${file} from its extension: pass --format csv|ndjson|json`);
 }
 
+/** The summary of a named import: a few lines for a person, or the JSON with --json. */
+function printImport(io: CliIo, summary: ImportSummary, json: boolean, dryRun: boolean): void {
+  const out = {
+    dataset: summary.dataset,
+    format: summary.format,
+    file: summary.fileName,
+    sha256: summary.sha256,
+    read: summary.read,
+    imported: summary.imported,
+    replaced: summary.replaced,
+    rejected: summary.rejected,
+    duplicates: summary.duplicates,
+    rejections: summary.rejections.map((r) => ({ where: r.where, reason: r.reason })),
+    dry_run: dryRun,
+    import_id: summary.run?.id ?? null,
+    licence: summary.run?.licence ?? null,
+    attribution: summary.run?.attribution ?? null,
+  };
+  if (json) {
+    print(io, out);
+    return;
+  }
+  const lines = [
+    `${dryRun ? 'checked (dry run, nothing loaded)' : 'imported'} ${summary.fileName} (${summary.format}) into ${summary.dataset}`,
+    `  read ${summary.read}, imported ${summary.imported}, replaced ${summary.replaced}, rejected ${summary.rejected}${summary.duplicates ? `, duplicates ${summary.duplicates}` : ''}`,
+    `  sha256 ${summary.sha256}`,
+  ];
+  if (summary.run) {
+    lines.push(`  import ${summary.run.id}; licence: ${summary.run.licence}`);
+    if (summary.run.attribution) lines.push(`  attribution: ${summary.run.attribution}`);
+  }
+  if (summary.rejections.length > 0) {
+    lines.push(
+      `  rejected${summary.rejected > summary.rejections.length ? ` (the first ${summary.rejections.length})` : ''}:`,
+    );
+    for (const r of summary.rejections) lines.push(`    ${r.where}: ${r.reason}`);
+  }
+  io.stdout(`${lines.join('\n')}\n`);
+}
+
 async function runImport(deps: Services, operator: Operator, io: CliIo, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
       format: { type: 'string' },
+      dataset: { type: 'string' },
       map: { type: 'string', multiple: true, default: [] },
       set: { type: 'string', multiple: true, default: [] },
       null: { type: 'string', multiple: true, default: [] },
       merge: { type: 'boolean', default: false },
+      partial: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
     },
   });
+  // A published format (one file, a named importer) unless the generic form's two positionals are given.
+  const generic =
+    (importFormats as readonly string[]).includes(values.format ?? '') || positionals.length > 1;
+  if (!generic) {
+    if (values.format !== undefined && !importers.some((i) => i.name === values.format))
+      throw new UsageError(
+        `--format must be an importer (${importers.map((i) => i.name).join(', ')}) or, with <domain/name> <file>, one of ${importFormats.join(', ')}`,
+      );
+    const file = arg(positionals, 0, 'file');
+    const summary = await deps.imports.importFile({
+      bytes: readFileSync(file),
+      fileName: basename(file),
+      ...(values.format === undefined ? {} : { format: values.format }),
+      ...(values.dataset === undefined ? {} : { dataset: values.dataset }),
+      set: pairs(values.set, '--set'),
+      partial: values.partial,
+      dryRun: values['dry-run'],
+    });
+    printImport(io, summary, values.json, values['dry-run']);
+    return;
+  }
   const key = arg(positionals, 0, 'domain/name');
   const file = arg(positionals, 1, 'file');
   const entry = deps.catalog.resolve(key);
