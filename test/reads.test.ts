@@ -450,7 +450,9 @@ describe('catalog', () => {
     for (const entry of all.json.data as { key: string; list_cost: number }[]) {
       const res = await server.request('GET', `/api/v1/data/${entry.key}?limit=2`, { headers: bearer(rich) });
       assert.equal(res.status, 200, `${entry.key}: ${res.text}`);
-      assert.ok(res.json.data.length > 0, `${entry.key} has rows`);
+      // system/* datasets made from the service's records are empty until there are records.
+      const records = res.json.meta.source.kind === 'records';
+      assert.ok(res.json.data.length > 0 || records, `${entry.key} has rows`);
       // Level 2 (2% off) from 500 tokens burned this month (spec 2.4).
       const expected = burned >= 500 ? (entry.list_cost * 98) / 100 : entry.list_cost;
       assert.equal(Number(res.headers.get('x-token-cost')), expected, entry.key);
@@ -476,7 +478,8 @@ describe('catalog', () => {
         if (decodeURIComponent(example).includes('"')) withComma++;
         const res = await own.request('GET', example, { headers: bearer(rich) });
         assert.equal(res.status, 200, `${example}: ${res.text}`);
-        assert.ok(res.json.data.length > 0, `${example} returns rows`);
+        const records = res.json.meta.source.kind === 'records';
+        assert.ok(res.json.data.length > 0 || records, `${example} returns rows`);
       }
       assert.ok(withComma > 0, 'some example filters on a value with a comma');
     } finally {

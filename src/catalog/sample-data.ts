@@ -33,8 +33,10 @@ import type { DatasetDef, FieldDef, Row, SampleStep, Scalar } from './types.ts';
  *   (the 10.5555 test prefix, so a sample DOI never resolves) and `url`/`link` (example.com).
  * - Every row has every field, in catalog order; rows are sorted by time, then entity, then their
  *   order within the period.
+ * - Given `nowMs`, an `actual` field is null in rows later than it: an event not yet released has no
+ *   outcome (its forecast and previous stay).
  */
-export function generateSampleRows(def: DatasetDef): Row[] {
+export function generateSampleRows(def: DatasetDef, nowMs?: number): Row[] {
   const rng = mulberry32(fnv1a(def.key));
   const { sample } = def;
   const perPeriod = Math.max(1, sample.per_period ?? 1);
@@ -104,6 +106,7 @@ export function generateSampleRows(def: DatasetDef): Row[] {
           row[planNames[k] as string] = value;
         }
         if (ohlc) applyOhlc(ohlc, row, i, prevClose, rng);
+        if (nowMs !== undefined && timeMs > nowMs && 'actual' in row) row.actual = null;
         keyed.push({ t: timeMs, e: i, j, row });
       }
     }

@@ -4,9 +4,11 @@ import { type CursorCodec, planRead, type ReadParams } from '../catalog/read-pla
 import { generateSampleRows } from '../catalog/sample-data.ts';
 import type { Row } from '../catalog/types.ts';
 import { AppError } from '../errors.ts';
-import type { RowSource, StoredPage, StoredRow } from '../store/port.ts';
+import { importIdsOf } from '../store/import-port.ts';
+import type { DatasetSpan, ImportRun, RowSource, StoredPage, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { type Estimate, estimate, type MeterDeps, type Metered, meter } from './metering.ts';
+import { pageOfRecords, recordDatasets, recordRows } from './system-datasets.ts';
 
 interface ReadBase {
   entry: CatalogEntry;
@@ -15,7 +17,21 @@ interface ReadBase {
   /** Projected fields, or null when every field is returned. */
   fields: string[] | null;
   nextCursor: string | null;
+  /** `records`: a system/* dataset made from the service's own records for this read. */
+  source: RowSource | 'records';
+  /** The import runs that supplied the page's rows, oldest first (none for sample rows). */
+  imports: ImportRun[];
+  /** The dataset's newest observation (its latest time field), null when it holds no rows. */
+  asOf: string | null;
+}
+
+/** What a dataset holds, for the catalog: sample or imported rows, how many, their span, the last import. */
+export interface DatasetStatus {
   source: RowSource;
+  rows: number;
+  firstT: string | null;
+  lastT: string | null;
+  lastImport: ImportRun | null;
 }
 
 /** A page one row at a time (`rows`), or full rows as one text page as stored (`page`, see ReadOptions). */
@@ -30,6 +46,8 @@ export interface ReadOptions {
    * no stored lines over the dataset's columns (loaded before lines were stored), come as rows.
    */
   as?: 'rows' | 'json' | 'csv' | 'csv-json';
+  /** Who reads: system/api-usage shows the caller's own usage, and nothing without a caller. */
+  caller?: Caller;
 }
 
 /**
@@ -58,6 +76,10 @@ export class DataReads {
   /** Dataset -> where its rows came from, cached briefly: an import by `tmd` shows within a minute. */
   readonly #sources = new Map<string, { source: RowSource; checkedAt: number }>();
   readonly #loading = new Map<string, Promise<RowSource>>();
+  /** Dataset -> its span, cached as briefly as its source. */
+  readonly #spans = new Map<string, { span: DatasetSpan | null; checkedAt: number }>();
+  /** Import runs never change once recorded: kept by id. */
+  readonly #runs = new Map<number, ImportRun>();
 
   constructor(deps: ReadDeps) {
     this.#deps = deps;
@@ -74,6 +96,42 @@ export class DataReads {
       throw new AppError('dataset_not_found', `No dataset "${key}".${hint}`, { suggestions });
     }
     return entry;
+  }
+
+  /** Drops what is cached about a dataset (an import in this process changed it). */
+  forget(dataset: string): void {
+    this.#sources.delete(dataset);
+    this.#spans.delete(dataset);
+  }
+
+  async #span(dataset: string): Promise<DatasetSpan | null> {
+    const cached = this.#spans.get(dataset);
+    if (cached && this.#deps.now() - cached.checkedAt < SOURCE_TTL_MS) return cached.span;
+    const span = await this.#deps.store.datasetSpan(dataset);
+    this.#spans.set(dataset, { span, checkedAt: this.#deps.now() });
+    return span;
+  }
+
+  async #importRuns(ids: readonly number[]): Promise<ImportRun[]> {
+    const missing = ids.filter((id) => !this.#runs.has(id));
+    if (missing.length > 0)
+      for (const run of await this.#deps.store.listImportRuns({ ids: missing }, missing.length))
+        this.#runs.set(run.id, run);
+    return ids.flatMap((id) => this.#runs.get(id) ?? []);
+  }
+
+  /** What the dataset holds now: sample or imported rows, their count and span, and its last import. */
+  async status(entry: CatalogEntry): Promise<DatasetStatus> {
+    await this.ensureRows(entry);
+    const span = await this.#deps.store.datasetSpan(entry.dataset.key);
+    const [lastImport] = await this.#deps.store.listImportRuns({ dataset: entry.dataset.key }, 1);
+    return {
+      source: span?.source ?? 'sample',
+      rows: span?.rows ?? 0,
+      firstT: span?.firstT ?? null,
+      lastT: span?.lastT ?? null,
+      lastImport: lastImport ?? null,
+    };
   }
 
   /** Makes sure a dataset has rows: sample rows are generated on first use, once per database. */
@@ -95,7 +153,7 @@ export class DataReads {
       await store.loadRows(
         entry.dataset.key,
         entry.dataset.time_field,
-        generateSampleRows(entry.dataset),
+        generateSampleRows(entry.dataset, this.#deps.now()),
         'sample',
         entry.columns,
       );
@@ -109,6 +167,7 @@ export class DataReads {
   /** Fetches one page without metering: the caller must meter it (see `read`). */
   async fetch(entry: CatalogEntry, params: ReadParams, options: ReadOptions = {}): Promise<ReadResult> {
     const plan = planRead(entry, params, this.#deps.cursors);
+    if (recordDatasets.has(entry.dataset.key)) return this.#fetchRecords(entry, plan, options.caller);
     const source = await this.ensureRows(entry);
     const as = plan.fields === null ? (options.as ?? 'rows') : 'rows';
     if (as !== 'rows') {
@@ -120,7 +179,8 @@ export class DataReads {
       // Without stored lines for every row, the page is read again as rows and rendered from the JSON.
       if (page.csv !== null) {
         const nextCursor = page.next ? this.#deps.cursors.encode(plan.fingerprint, page.next) : null;
-        return { entry, page, count: page.count, fields: null, nextCursor, source };
+        const provenance = await this.#provenance(entry, page.imports);
+        return { entry, page, count: page.count, fields: null, nextCursor, source, ...provenance };
       }
     }
     const rows = await this.#deps.store.queryRows({ ...plan.query, limit: plan.query.limit + 1 });
@@ -130,7 +190,48 @@ export class DataReads {
       const last = rows.at(-1) as StoredRow;
       nextCursor = this.#deps.cursors.encode(plan.fingerprint, { t: last.t, id: last.id });
     }
-    return { entry, rows, count: rows.length, fields: plan.fields, nextCursor, source };
+    const provenance = await this.#provenance(entry, importIdsOf(rows.map((r) => r.importId)));
+    return { entry, rows, count: rows.length, fields: plan.fields, nextCursor, source, ...provenance };
+  }
+
+  async #fetchRecords(
+    entry: CatalogEntry,
+    plan: ReturnType<typeof planRead>,
+    caller: Caller | undefined,
+  ): Promise<ReadResult> {
+    const made = await recordRows(entry.dataset.key, this.#deps.store, caller, this.#deps.now());
+    const rows = pageOfRecords(made, entry.dataset.time_field, {
+      ...plan.query,
+      limit: plan.query.limit + 1,
+    });
+    let nextCursor: string | null = null;
+    if (rows.length > plan.query.limit) {
+      rows.length = plan.query.limit;
+      const last = rows.at(-1) as StoredRow;
+      nextCursor = this.#deps.cursors.encode(plan.fingerprint, { t: last.t, id: last.id });
+    }
+    const asOf = made.reduce<string | null>((max, row) => {
+      const t = String(row[entry.dataset.time_field] ?? '');
+      return max === null || t > max ? t : max;
+    }, null);
+    return {
+      entry,
+      rows,
+      count: rows.length,
+      fields: plan.fields,
+      nextCursor,
+      source: 'records',
+      imports: [],
+      asOf,
+    };
+  }
+
+  async #provenance(
+    entry: CatalogEntry,
+    ids: readonly number[],
+  ): Promise<{ imports: ImportRun[]; asOf: string | null }> {
+    const span = await this.#span(entry.dataset.key);
+    return { imports: await this.#importRuns(ids), asOf: span?.lastT ?? null };
   }
 
   /** One page row by row (recipes read rows as objects). */
@@ -162,7 +263,7 @@ export class DataReads {
     const entry = this.resolve(key);
     const item = { label: entry.key, listCost: entry.listCost, p0: entry.p0 };
     return meter(this.#deps, caller, requestId, entry.key, [item], async () => {
-      const value = await this.fetch(entry, params, options);
+      const value = await this.fetch(entry, params, { ...options, caller });
       return { value, rows: value.count };
     });
   }

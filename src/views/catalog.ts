@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { quoteValue } from '../catalog/read-plan.ts';
 import { fieldTypes } from '../catalog/types.ts';
+import type { DatasetStatus } from '../domain/reads.ts';
+import { importRunOut, presentImportRun } from './reads.ts';
 
 export const entryOut = z.object({
   key: z.string(),
@@ -29,7 +31,42 @@ export const fieldOut = z.object({
   description: z.string(),
 });
 
-export const datasetOut = entryOut.extend({ fields: z.array(fieldOut), example: z.string() });
+export const dataStatusOut = z
+  .object({
+    source: z.enum(['sample', 'import']).describe('sample: generated rows, not real observations.'),
+    rows: z.int(),
+    first: z.string().nullable().describe('The earliest time field of its rows.'),
+    last: z.string().nullable().describe('The latest time field of its rows (the newest observation).'),
+    last_import: importRunOut
+      .extend({ rows_read: z.int(), rows_inserted: z.int(), rows_replaced: z.int(), rows_rejected: z.int() })
+      .nullable(),
+  })
+  .describe('What the dataset holds now.');
+
+export const datasetOut = entryOut.extend({
+  fields: z.array(fieldOut),
+  example: z.string(),
+  data_status: dataStatusOut,
+});
+
+export function presentDataStatus(status: DatasetStatus): z.infer<typeof dataStatusOut> {
+  const run = status.lastImport;
+  return {
+    source: status.source,
+    rows: status.rows,
+    first: status.firstT,
+    last: status.lastT,
+    last_import: run
+      ? {
+          ...presentImportRun(run),
+          rows_read: run.rowsRead,
+          rows_inserted: run.rowsInserted,
+          rows_replaced: run.rowsReplaced,
+          rows_rejected: run.rowsRejected,
+        }
+      : null,
+  };
+}
 
 export function presentDataset(entry: CatalogEntry): z.infer<typeof entryOut> {
   const d = entry.dataset;
@@ -60,7 +97,7 @@ export function exampleRead(entry: CatalogEntry): string {
   return `/api/v1/data/${entry.key}?${filter}limit=10`;
 }
 
-export function describeDataset(entry: CatalogEntry): z.infer<typeof datasetOut> {
+export function describeDataset(entry: CatalogEntry, status: DatasetStatus): z.infer<typeof datasetOut> {
   return {
     ...presentDataset(entry),
     fields: entry.dataset.fields.map((f) => ({
@@ -70,5 +107,6 @@ export function describeDataset(entry: CatalogEntry): z.infer<typeof datasetOut>
       description: f.description,
     })),
     example: exampleRead(entry),
+    data_status: presentDataStatus(status),
   };
 }

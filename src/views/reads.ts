@@ -3,8 +3,44 @@ import { z } from 'zod';
 import type { Metered } from '../domain/metering.ts';
 import type { Pricing } from '../domain/pricing.ts';
 import type { ReadResult } from '../domain/reads.ts';
+import type { ImportRun } from '../store/port.ts';
 import { tokens } from './common.ts';
 import { costView } from './cost.ts';
+
+export const importRunOut = z.object({
+  id: z.int(),
+  format: z.string().describe('The importer that read the file.'),
+  publisher: z.string().describe('Who publishes the data.'),
+  file: z.string(),
+  sha256: z.string(),
+  imported_at: z.string(),
+  licence: z.string(),
+  attribution: z.string().nullable().describe('The credit the licence asks for; show it with the data.'),
+});
+
+export function presentImportRun(run: ImportRun): z.infer<typeof importRunOut> {
+  return {
+    id: run.id,
+    format: run.importer,
+    publisher: run.sourceName,
+    file: run.fileName,
+    sha256: run.sha256,
+    imported_at: new Date(run.importedAt).toISOString(),
+    licence: run.licence,
+    attribution: run.attribution,
+  };
+}
+
+export const readSource = z
+  .object({
+    kind: z
+      .enum(['sample', 'import', 'records'])
+      .describe(
+        "sample: generated rows, not real observations; import: loaded from published files; records: the service's own records.",
+      ),
+    imports: z.array(importRunOut).describe('The imports that supplied the rows of this page.'),
+  })
+  .describe('Where the rows came from.');
 
 export const readEnvelope = z.object({
   data: z.array(z.record(z.string(), z.unknown())),
@@ -17,6 +53,8 @@ export const readEnvelope = z.object({
     time_field: z.string(),
     sample: z.boolean(),
     notice: z.string().optional(),
+    source: readSource,
+    as_of: z.string().nullable().describe("The dataset's newest observation (its latest time field)."),
     cost: z.object({
       list_tokens: tokens,
       token_cost: tokens,
@@ -41,6 +79,8 @@ export function readMeta(pricing: Pricing, result: Metered<ReadResult>): ReadMet
     time_field: value.entry.dataset.time_field,
     sample: value.source === 'sample',
     ...(value.source === 'sample' ? { notice: 'Generated sample data, not real observations.' } : {}),
+    source: { kind: value.source, imports: value.imports.map(presentImportRun) },
+    as_of: value.asOf,
     cost: {
       list_tokens: String(value.entry.listCost),
       token_cost: cost.token_cost,

@@ -60,6 +60,9 @@ export function registerCatalogRoutes(app: TypedApp, deps: Services): void {
         },
       },
     },
-    async (request) => describeDataset(deps.reads.resolve(`${request.params.domain}/${request.params.name}`)),
+    async (request) => {
+      const entry = deps.reads.resolve(`${request.params.domain}/${request.params.name}`);
+      return describeDataset(entry, await deps.reads.status(entry));
+    },
   );
 }

@@ -42,10 +42,16 @@ export function describeDatasetTool(reads: DataReads, pricing: Pricing): McpTool
         `Fields:\n${fields}`,
         `Example: read_dataset ${JSON.stringify(example)}`,
       ];
+      const status = await reads.status(entry);
+      summary.push(
+        status.source === 'sample'
+          ? 'Data: generated sample rows, not real observations.'
+          : `Data: ${status.rows} imported rows, ${status.firstT} to ${status.lastT}${status.lastImport ? `; last import ${new Date(status.lastImport.importedAt).toISOString()} (${status.lastImport.sourceName}${status.lastImport.attribution ? `; ${status.lastImport.attribution}` : ''})` : ''}.`,
+      );
       return {
         content: [text(summary.join('\n'))],
         structuredContent: {
-          ...datasetDescription(entry),
+          ...datasetDescription(entry, status),
           your_cost: yours,
           example_call: { tool: 'read_dataset', arguments: example },
         },

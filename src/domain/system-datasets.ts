@@ -1,0 +1,163 @@
+/**
+ * The system/* datasets the service can fill from its own records: the caller's usage, the import runs,
+ * and each imported dataset's provenance and freshness. Their rows are made per read (they change with
+ * every read and import) and paged like stored rows; the other system/* datasets stay sample data.
+ */
+import type { Row, RowQuery } from '../catalog/types.ts';
+import type { ImportRun, Store, StoredRow } from '../store/port.ts';
+import type { Caller } from './caller.ts';
+import { formatMicros } from './money.ts';
+
+export const recordDatasets = new Set([
+  'system/api-usage',
+  'system/data-collection-log',
+  'system/collection-metadata',
+  'system/backfill-state',
+  'system/sync-metadata',
+]);
+
+const HOUR_MS = 3_600_000;
+const MAX_USAGE_EVENTS = 50_000;
+const MAX_RUNS = 10_000;
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+const day = (t: string | null) => (t === null ? null : t.slice(0, 10));
+
+/** The caller's own usage by hour, dataset and face: never another account's (or key's) events. */
+async function apiUsage(store: Store, caller: Caller | undefined): Promise<Row[]> {
+  if (!caller) return [];
+  const scope = caller.account
+    ? { accountId: caller.account.id }
+    : caller.key
+      ? { keyId: caller.key.id }
+      : null;
+  if (!scope) return [];
+  const groups = new Map<string, { row: Row; requests: number; burned: bigint }>();
+  let before: string | null = null;
+  for (let seen = 0; seen < MAX_USAGE_EVENTS; ) {
+    const page = await store.listUsage(scope, before, 1000);
+    for (const u of page) {
+      const hour = iso(Math.floor(u.at / HOUR_MS) * HOUR_MS);
+      const endpoint = u.dataset.startsWith('recipe:') ? `recipe ${u.dataset.slice(7)}` : u.dataset;
+      const method = u.channel === 'mcp' ? 'MCP tools/call' : 'GET';
+      const id = JSON.stringify([hour, endpoint, method]);
+      const group = groups.get(id) ?? { row: { hour, endpoint, method }, requests: 0, burned: 0n };
+      // A refund is recorded as its burn negated: it lowers the hour's burn, not its requests.
+      if (u.outcome !== 'refunded') group.requests++;
+      group.burned += u.burnedMicros;
+      groups.set(id, group);
+    }
+    seen += page.length;
+    const last = page.at(-1);
+    if (!last || page.length < 1000) break;
+    before = last.id;
+  }
+  return [...groups.values()].map(({ row, requests, burned }) => ({
+    ...row,
+    requests,
+    errors_4xx: null,
+    errors_5xx: null,
+    tokens_burned: Number(formatMicros(burned)),
+    p50_latency_ms: null,
+    p95_latency_ms: null,
+  }));
+}
+
+function collectionLog(runs: readonly ImportRun[]): Row[] {
+  return runs.map((run) => ({
+    run_at: iso(run.importedAt),
+    collector: run.importer,
+    status: run.rowsRejected > 0 ? 'partial' : 'ok',
+    rows_fetched: run.rowsRead,
+    http_status: null,
+    duration_ms: null,
+    message: `${run.fileName} into ${run.dataset}: ${run.rowsInserted} new, ${run.rowsReplaced} replaced, ${run.rowsRejected} rejected (sha256 ${run.sha256})`,
+  }));
+}
+
+/** Per imported dataset: its span and row count now, and its newest import. */
+async function datasetFacts(store: Store, runs: readonly ImportRun[], now: number): Promise<Row[][]> {
+  const latest = new Map<string, ImportRun>();
+  for (const run of runs) if (!latest.has(run.dataset)) latest.set(run.dataset, run);
+  const today = iso(now).slice(0, 10);
+  const out: Row[][] = [[], [], []];
+  for (const [dataset, run] of latest) {
+    const span = await store.datasetSpan(dataset);
+    if (span?.source !== 'import') continue;
+    out[0]?.push({
+      collection: dataset,
+      snapshot_date: today,
+      row_count: span.rows,
+      first_date: day(span.firstT),
+      last_date: day(span.lastT),
+      size_bytes: null,
+      schema_version: null,
+      last_updated_at: iso(run.importedAt),
+    });
+    out[1]?.push({
+      dataset_key: dataset,
+      as_of: today,
+      earliest_loaded: day(span.firstT),
+      latest_loaded: day(span.lastT),
+      rows_loaded: span.rows,
+      state: 'complete',
+      last_error: null,
+    });
+    out[2]?.push({
+      source_id: dataset,
+      synced_at: iso(run.importedAt),
+      cursor: span.lastT,
+      records_upserted: run.rowsInserted + run.rowsReplaced,
+      records_deleted: 0,
+      lag_seconds: Math.max(0, Math.floor((now - run.importedAt) / 1000)),
+      state: 'idle',
+    });
+  }
+  return out;
+}
+
+export async function recordRows(
+  dataset: string,
+  store: Store,
+  caller: Caller | undefined,
+  now: number,
+): Promise<Row[]> {
+  if (dataset === 'system/api-usage') return apiUsage(store, caller);
+  const runs = await store.listImportRuns({}, MAX_RUNS);
+  if (dataset === 'system/data-collection-log') return collectionLog(runs);
+  const [metadata, backfill, sync] = await datasetFacts(store, runs, now);
+  if (dataset === 'system/collection-metadata') return metadata ?? [];
+  if (dataset === 'system/backfill-state') return backfill ?? [];
+  return sync ?? [];
+}
+
+function jsonText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Rows made in memory, paged as the store pages stored rows (filters, time bounds, order, keyset). */
+export function pageOfRecords(rows: readonly Row[], timeField: string, q: RowQuery): StoredRow[] {
+  const withIds = rows.map((row, i) => ({ id: i + 1, t: String(row[timeField] ?? ''), row }));
+  const kept = withIds.filter(({ t, id, row }) => {
+    if (q.from !== undefined && t < q.from) return false;
+    if (q.toExclusive !== undefined && t >= q.toExclusive) return false;
+    for (const [field, accepted] of Object.entries(q.filters)) {
+      const value = row[field];
+      const ok =
+        typeof accepted[0] === 'number'
+          ? typeof value === 'number' && (accepted as number[]).includes(value)
+          : value !== null && value !== undefined && (accepted as string[]).includes(jsonText(value));
+      if (!ok) return false;
+    }
+    if (q.after) {
+      const later = t > q.after.t || (t === q.after.t && id > q.after.id);
+      const earlier = t < q.after.t || (t === q.after.t && id < q.after.id);
+      if (q.descending ? !earlier : !later) return false;
+    }
+    return true;
+  });
+  kept.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.id - b.id) * (q.descending ? -1 : 1));
+  return kept
+    .slice(0, q.limit)
+    .map(({ id, t, row }) => ({ id, t, json: JSON.stringify(row), importId: null }));
+}
