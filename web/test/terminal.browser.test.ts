@@ -261,6 +261,10 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     // A key pays the API price: the tier discount, no Terminal surcharge.
     assert.equal(read.headers.get('x-token-cost'), '2');
 
+    // The key's row now says when it last read.
+    await page.reload();
+    const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: XSS, exact: true }) });
+    await row.getByTestId('last-used').filter({ hasText: 'UTC' }).waitFor();
     await page.getByRole('button', { name: `Revoke ${XSS}` }).click();
     await page.getByRole('button', { name: 'Yes, revoke' }).click();
     await page.getByRole('row').filter({ hasText: 'revoked' }).waitFor();

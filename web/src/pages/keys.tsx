@@ -5,6 +5,9 @@ import { ProblemBox } from '../components/problem-box.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
 import type { Key } from '../types.ts';
 
+/** How many of the newest usage events are searched for each key's last read. */
+const USAGE_WINDOW = 500;
+
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC') : '—');
 
 function Copy({ text, label }: { text: string; label: string }) {
@@ -34,10 +37,22 @@ export function KeysPage() {
   const [confirming, setConfirming] = useState<Key | null>(null);
   const [mcpUrl, setMcpUrl] = useState<string | null>(null);
 
-  const load = () =>
+  const [lastUsed, setLastUsed] = useState<Map<string, string>>(new Map());
+
+  const load = () => {
     api<{ data: Key[] }>('/api/v1/keys')
       .then((a) => setKeys(a.body.data))
       .catch(setError);
+    // When each key last read: the newest of the account's recent usage events that names it.
+    api<{ data: { key_id: string | null; at: string }[] }>(`/api/v1/me/usage?limit=${USAGE_WINDOW}`)
+      .then((a) => {
+        const seen = new Map<string, string>();
+        for (const event of a.body.data)
+          if (event.key_id && !seen.has(event.key_id)) seen.set(event.key_id, event.at);
+        setLastUsed(seen);
+      })
+      .catch(setError);
+  };
   useEffect(() => {
     load();
     api<{ mcp_url: string }>('/api/v1/auth/sandbox')
@@ -140,6 +155,7 @@ export function KeysPage() {
               <th scope="col">Kind</th>
               <th scope="col">Prefix</th>
               <th scope="col">Created</th>
+              <th scope="col">Last used</th>
               <th scope="col">Expires</th>
               <th scope="col">Status</th>
               <th scope="col">Action</th>
@@ -154,6 +170,13 @@ export function KeysPage() {
                   <code>{k.prefix}</code>
                 </td>
                 <td>{when(k.created_at)}</td>
+                <td data-testid="last-used">
+                  {lastUsed.has(k.id) ? (
+                    when(lastUsed.get(k.id) ?? null)
+                  ) : (
+                    <span class="muted">not recently</span>
+                  )}
+                </td>
                 <td>{when(k.expires_at)}</td>
                 <td>{k.status}</td>
                 <td>
