@@ -137,6 +137,30 @@ describe('GET /api/v1/me/prices', () => {
     assert.equal(after.find((d: { key: string }) => d.key === 'stocks/prices').data_source, 'sample');
   });
 
+  test("past a tier's threshold the prices carry its discount, before the surcharge, as the charge does", async () => {
+    const { key, email, password } = await walletAccount(server, 1000);
+    // 50 reads at 10 tokens: 500 burned this month, the Analyst tier's threshold (2% off).
+    for (let i = 0; i < 50; i++) {
+      const res = await server.request('GET', '/api/v1/data/system/xbrl-frames?limit=1', {
+        headers: bearer(key),
+      });
+      assert.equal(res.status, 200, res.text);
+    }
+    const terminal = (
+      await server.request('POST', '/api/v1/auth/login', { body: { email, password, client: 'terminal' } })
+    ).json.token as string;
+    const prices = (await server.request('GET', '/api/v1/me/prices', { headers: bearer(terminal) })).json;
+    assert.deepEqual(prices.meta.tier, { level: 2, name: 'Analyst', discount_pct: 2 });
+    const documents = prices.data.find((d: { key: string }) => d.key === 'filings/documents');
+    assert.equal(documents.api_key_cost, '9.8');
+    assert.equal(documents.terminal_cost, '13.23');
+    const read = await server.request('GET', '/api/v1/data/filings/documents?limit=1', {
+      headers: bearer(terminal),
+    });
+    assert.equal(read.headers.get('x-token-cost'), '13.23');
+    assert.equal(read.headers.get('x-credits-remaining'), '486.77');
+  });
+
   test('a free key is entitled to P0 datasets only', async () => {
     const { key } = await publicTestKey(server);
     const res = await server.request('GET', '/api/v1/me/prices', { headers: bearer(key) });
