@@ -461,7 +461,6 @@ export class Analyses {
     try {
       for (const plan of plans) {
         const readId = `${requestId}.${plan.spec.id}`;
-        budget.used++;
         const metered = await this.#deps.reads.read(caller, readId, plan.entry.key, {
           filters: Object.fromEntries(Object.entries(plan.spec.entity).map(([k, v]) => [k, [v]])),
           from: plan.spec.from,
@@ -470,6 +469,7 @@ export class Analyses {
           limit: OBSERVATIONS_PER_SERIES,
           sort: 'desc',
         });
+        budget.used++;
         burnedMicros += metered.cost.burnedMicros;
         const rows = (metered.value.rows ?? []).map((r) => projectRow(r, plan.fields)).reverse();
         const computed = toComputed(plan, rows);
@@ -654,7 +654,6 @@ export class Analyses {
             null,
           );
         }
-        budget.used++;
         const metered = await reads.read(caller, `${requestId}.t${++n}`, dataset, {
           filters: Object.fromEntries(Object.entries(params.filters ?? {}).map(([k, v]) => [k, [v]])),
           from: params.from,
@@ -662,6 +661,8 @@ export class Analyses {
           limit: Math.min(params.limit ?? 20, 50),
           sort: 'desc',
         });
+        // A read counts once served: a refused one (not found, not affordable) read nothing.
+        budget.used++;
         on.onRead(metered.cost.burnedMicros);
         return {
           rows: (metered.value.rows ?? []).map((r) => projectRow(r, metered.value.fields)),
