@@ -9,13 +9,17 @@ import { registerAuthRoutes } from './routes/auth.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
 import { registerCatalogRoutes } from './routes/catalog.ts';
 import { registerDataRoutes } from './routes/data.ts';
+import { registerEntityRoutes } from './routes/entities.ts';
 import { registerEstimateRoutes } from './routes/estimate.ts';
 import { registerExportRoutes } from './routes/export.ts';
 import { registerKeyRoutes } from './routes/keys.ts';
+import { registerLedgerRoutes } from './routes/ledger.ts';
 import { registerManualRoutes } from './routes/manual.ts';
 import { registerMeRoutes } from './routes/me.ts';
 import { registerMetaRoutes } from './routes/meta.ts';
+import { registerPriceRoutes } from './routes/prices.ts';
 import { registerRecipeRoutes } from './routes/recipes.ts';
+import { registerUsageSummaryRoutes } from './routes/usage-summary.ts';
 
 export function registerRestRoutes(app: TypedApp, deps: Services): void {
   registerMetaRoutes(app, deps);
@@ -32,4 +36,8 @@ export function registerRestRoutes(app: TypedApp, deps: Services): void {
   registerAssistantRoutes(app, deps);
   registerManualRoutes(app);
   registerAdminRoutes(app, deps);
+  registerPriceRoutes(app, deps);
+  registerLedgerRoutes(app, deps);
+  registerUsageSummaryRoutes(app, deps);
+  registerEntityRoutes(app, deps);
 }

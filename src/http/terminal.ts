@@ -1,8 +1,7 @@
 /**
  * The Terminal: the service's own web app, built by Vite into web/dist and served at /terminal/ with a
  * strict Content-Security-Policy; `/` redirects there. Deep links get the app's index.html (it routes in
- * the browser). It is a client of the public API: the API routes it added are registered here too, as
- * ordinary documented routes any client may call.
+ * the browser). It is a client of the public API (src/http/rest.ts), nothing more.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,10 +12,6 @@ import { sendProblem } from '../edge/problem.ts';
 import type { TypedApp } from '../edge/server.ts';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
-import { registerEntityRoutes } from './routes/entities.ts';
-import { registerLedgerRoutes } from './routes/ledger.ts';
-import { registerPriceRoutes } from './routes/prices.ts';
-import { registerUsageSummaryRoutes } from './routes/usage-summary.ts';
 
 export const TERMINAL_PATH = '/terminal/';
 const DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -51,11 +46,6 @@ function securityHeaders(reply: FastifyReply): void {
 const staticConfig = { auth: 'none', limits: false } as const;
 
 export function registerTerminal(app: TypedApp, deps: Services): void {
-  registerPriceRoutes(app, deps);
-  registerLedgerRoutes(app, deps);
-  registerUsageSummaryRoutes(app, deps);
-  registerEntityRoutes(app, deps);
-
   app.get('/', { config: staticConfig, schema: { hide: true } }, async (_request, reply) =>
     reply.redirect(TERMINAL_PATH, 302),
   );
