@@ -4,6 +4,7 @@ import './app.css';
 import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { api, configureClient } from './api.ts';
+import { AnalyzePage } from './pages/analyze.tsx';
 import { DatasetPage } from './pages/dataset.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
 import { KeysPage } from './pages/keys.tsx';
@@ -28,6 +29,7 @@ const pages = [
   { path: '/explorer', label: 'Explorer' },
   { path: '/wallet', label: 'Wallet' },
   { path: '/keys', label: 'Keys' },
+  { path: '/analyze', label: 'Analyze' },
   { path: '/packages', label: 'Packages' },
 ];
 
@@ -89,6 +91,7 @@ function Page({ path, search }: { path: string; search: string }) {
   if (path === '/wallet') return <WalletPage />;
   if (path === '/keys') return <KeysPage />;
   if (path === '/packages') return <PackagesPage />;
+  if (path === '/analyze') return <AnalyzePage />;
   return (
     <>
       <h1>Not found</h1>
