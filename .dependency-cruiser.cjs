@@ -6,6 +6,7 @@
  *   views/                          what results look like to clients
  *   domain/                         the rules; imports catalog/ and the ports, never a face
  *   catalog/, store/, limits/       the data's layers; never the domain or a face
+ *   planners/                       adapters of the domain's Planner port; only the composition picks one
  */
 const faces = ['^src/http/', '^src/mcp/', '^src/cli/'];
 const composition = '^src/(app|main|deps)[.]ts$';
@@ -29,9 +30,9 @@ module.exports = {
     {
       name: 'no-face-to-store',
       severity: 'error',
-      comment: 'Faces reach storage and limits only through the domain.',
+      comment: 'Faces reach storage, limits and the planner adapters only through the domain.',
       from: { path: faces },
-      to: { path: ['^src/store/', '^src/limits/'] },
+      to: { path: ['^src/store/', '^src/limits/', '^src/planners/'] },
     },
     {
       name: 'no-face-to-composition',
@@ -60,7 +61,14 @@ module.exports = {
       comment: 'The domain imports no face, view or edge module, and no adapter: only ports.',
       from: { path: '^src/domain/' },
       to: {
-        path: [...faces, '^src/edge/', '^src/views/', '^src/store/(sqlite|postgres)/', '^src/limits/redis/'],
+        path: [
+          ...faces,
+          '^src/edge/',
+          '^src/views/',
+          '^src/store/(sqlite|postgres)/',
+          '^src/limits/redis/',
+          '^src/planners/',
+        ],
       },
     },
     {

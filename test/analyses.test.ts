@@ -4,7 +4,7 @@
  * use, and the assistant's built-in planner. A Terminal session pays the Terminal price (×1.35).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import type { AnalysisSpec } from '../src/domain/analysis/spec.ts';
 import { adminRequest, balanceOf, freshIp, operatorAccount } from './helpers/operator.ts';
 import {
@@ -53,6 +53,8 @@ describe('who may use the Workbench', () => {
   before(async () => {
     server = await startServer();
   });
+  // Every balance equals the sum of its entries after every scenario.
+  afterEach(() => assertLedgerBalanced(server));
   after(async () => {
     await assertLedgerBalanced(server);
     await server.close();
@@ -110,6 +112,8 @@ describe('the composer', () => {
     server = await startServer();
     wb = await workbench(server);
   });
+  // Every balance equals the sum of its entries after every scenario.
+  afterEach(() => assertLedgerBalanced(server));
   after(async () => {
     await assertLedgerBalanced(server);
     await server.close();
@@ -327,6 +331,8 @@ describe('fair use and refusals', () => {
       },
     });
   });
+  // Every balance equals the sum of its entries after every scenario.
+  afterEach(() => assertLedgerBalanced(server));
   after(async () => {
     await assertLedgerBalanced(server);
     await server.close();
@@ -421,6 +427,8 @@ describe('the assistant (built-in planner)', () => {
   before(async () => {
     server = await startServer();
   });
+  // Every balance equals the sum of its entries after every scenario.
+  afterEach(() => assertLedgerBalanced(server));
   after(async () => {
     await assertLedgerBalanced(server);
     await server.close();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import type { AnalysisSpec } from '../src/domain/analysis/spec.ts';
 import { balanceOf, freshIp, operatorAccount } from './helpers/operator.ts';
 import { assertLedgerBalanced, bearer, startServer, type TestServer } from './helpers/server.ts';
@@ -104,6 +104,8 @@ describe('the chat-completions planner', () => {
       env: { ASSISTANT_URL: url, ASSISTANT_MODEL: 'scripted', ASSISTANT_API_KEY: MODEL_KEY },
     });
   });
+  // Every balance equals the sum of its entries after every scenario.
+  afterEach(() => assertLedgerBalanced(server));
   after(async () => {
     await assertLedgerBalanced(server);
     await server.close();
