@@ -88,6 +88,28 @@ describe('who may use the Workbench', () => {
     }
   });
 
+  test("a Workbench account's wallet key may use it too, at the REST price (no Terminal surcharge)", async () => {
+    const wb = await workbench(server);
+    const created = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(wb.key),
+      body: { name: 'by key', spec: compare },
+    });
+    assert.equal(created.status, 201, created.text);
+    const run = await server.request('POST', `/api/v1/analyses/${created.json.id}/run`, {
+      headers: bearer(wb.key),
+    });
+    assert.equal(run.status, 200, run.text);
+    assert.equal(run.json.tokens_burned, '4');
+    const usage = await usageOf(server, wb.id);
+    assert.deepEqual(
+      usage.map((u) => [u.channel, u.keyId, u.burnedMicros]),
+      [
+        ['rest', wb.keyId, 2_000_000n],
+        ['rest', wb.keyId, 2_000_000n],
+      ],
+    );
+  });
+
   test('an operator grants it by assigning the Workbench package', async () => {
     const account = await workbench(server, 'pro');
     assert.equal(

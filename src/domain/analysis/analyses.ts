@@ -311,7 +311,15 @@ export class Analyses {
   }
 
   /** What a run would read and cost now, each read at the caller's price, and what would refuse it. */
-  async estimate(caller: Caller, target: { id: string } | { spec: AnalysisSpec }): Promise<RunEstimate> {
+  /**
+   * `reading`: for a run about to read (a fresh run, a question), whose cost a result to reuse does not
+   * cover: the balance is checked whatever there is to reuse.
+   */
+  async estimate(
+    caller: Caller,
+    target: { id: string } | { spec: AnalysisSpec },
+    options: { reading?: boolean } = {},
+  ): Promise<RunEstimate> {
     const { accountId, fairUse } = this.entitlement(caller);
     const spec =
       'spec' in target ? target.spec : this.#toAnalysis(await this.#own(accountId, target.id)).spec;
@@ -336,7 +344,7 @@ export class Analyses {
     const burnMicros = reads.reduce((sum, r) => sum + r.burnMicros, 0n);
     const now = this.#deps.now();
     const runsToday = await this.#runsToday(accountId);
-    const reuse = await this.#reusable(accountId, spec, fairUse);
+    const reuse = options.reading ? null : await this.#reusable(accountId, spec, fairUse);
     if (reads.length > fairUse.reads_per_run) {
       refusal = fairUseRefusal(
         `This analysis makes ${reads.length} reads; one run may make ${fairUse.reads_per_run}.`,
@@ -406,7 +414,7 @@ export class Analyses {
     spec: AnalysisSpec | null,
   ): Promise<string> {
     if (spec) {
-      const estimate = await this.estimate(caller, { spec });
+      const estimate = await this.estimate(caller, { spec }, { reading: true });
       if (spec.series.length > fairUse.reads_per_run) throw estimate.refusal as AppError;
       if (estimate.refusal && estimate.refusal.code !== 'fair_use_limit') throw estimate.refusal;
     }
