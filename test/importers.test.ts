@@ -3,16 +3,17 @@
  * counts, values checked by hand against the files, nulls and units; importing twice; corrupted copies
  * refused with the line or path and nothing loaded.
  */
+
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Row } from '../src/catalog/types.ts';
 import type { ImportFileInput } from '../src/domain/imports.ts';
+import { realDataDir } from './helpers/real-data.ts';
 import { startServer, type TestServer } from './helpers/server.ts';
 
 // The fixtures sit beside the repository (../shared/data/real from its root); a missing folder fails.
-const REAL = fileURLToPath(new URL('../../shared/data/real/', import.meta.url));
+const REAL = realDataDir();
 const fixture = (name: string): Uint8Array => {
   assert.ok(existsSync(REAL), `the fixtures folder ${REAL} is missing`);
   return readFileSync(`${REAL}${name}`);

@@ -2,14 +2,15 @@
  * Imported data as readers see it: meta.source and meta.as_of on REST and MCP reads (which burn as
  * before), the catalog's data status, and the system/* datasets made from the service's own records.
  */
+
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { rpc, toolCall } from './helpers/mcp.ts';
+import { realDataDir } from './helpers/real-data.ts';
 import { bearer, startServer, type TestServer, walletAccount } from './helpers/server.ts';
 
-const REAL = fileURLToPath(new URL('../../shared/data/real/', import.meta.url));
+const REAL = realDataDir();
 
 describe('reads of imported data', () => {
   let server: TestServer;

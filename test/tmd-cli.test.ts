@@ -2,6 +2,7 @@
  * The `tmd` operator CLI: the same domain calls as the admin API, against the server's own database
  * file. Imports read the real files in ../shared/data/real by path; nothing is copied into the repo.
  */
+
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -11,9 +12,10 @@ import { promisify } from 'node:util';
 import { Operator } from '../src/domain/operator.ts';
 import { runCli } from '../src/tmd.ts';
 import { freshIp } from './helpers/operator.ts';
+import { realDataDir } from './helpers/real-data.ts';
 import { assertLedgerBalanced, bearer, sandboxKey, startServer, type TestServer } from './helpers/server.ts';
 
-const REAL = '../shared/data/real';
+const REAL = realDataDir().slice(0, -1);
 const CFTC = `${REAL}/cftc-legacy-futures-2024.csv`;
 const CFTC_MAP = 'config/import-maps/cftc-legacy-futures.json';
 const FRED_DGS10 = `${REAL}/fred-DGS10.csv`;
