@@ -182,6 +182,26 @@ const answered: [string, string][] = [
     'compare Nike and Goldman Sachs closes, past 2 weeks',
     'nke:stocks/prices{"symbol":"NKE"}.close[2026-11-07..] gs:stocks/prices{"symbol":"GS"}.close[2026-11-07..] |  | line:nke,gs stats:nke,gs',
   ],
+  [
+    'value of DGS10 and DGS2 in macro/fed-h15-series since 2026-09-01',
+    'dgs10:macro/fed-h15-series{"series_id":"DGS10"}.value[2026-09-01..] dgs2:macro/fed-h15-series{"series_id":"DGS2"}.value[2026-09-01..] |  | line:dgs10,dgs2 stats:dgs10,dgs2',
+  ],
+  [
+    'open interest of GOLD in cot/legacy-futures since 2026-01-01',
+    'gold:cot/legacy-futures{"market_and_exchange_names":"GOLD - COMMODITY EXCHANGE INC."}.open_interest_all[2026-01-01..] |  | line:gold stats:gold',
+  ],
+  [
+    'weekly sum of open interest of corn in cot/disaggregated-futures',
+    'corn:cot/disaggregated-futures{"market_and_exchange_names":"CORN - CHICAGO BOARD OF TRADE"}.open_interest_all[..] | resample>corn_week | bar:corn_week table:corn_week',
+  ],
+  [
+    '30-day volatility of AAPL in eodquotes/stock-prices',
+    'aapl:eodquotes/stock-prices{"symbol":"AAPL"}.close[..] | log_returns>aapl_lr rolling_std>aapl_vol/30 | line:aapl_vol stats:aapl_vol',
+  ],
+  [
+    'par yield of 10 Yr in rates/treasury-yield-series',
+    's1:rates/treasury-yield-series{"tenor":"10 Yr"}.par_yield[..] |  | line:s1 stats:s1',
+  ],
 ];
 
 const clarified: [string, string, string[]][] = [
@@ -227,6 +247,21 @@ const clarified: [string, string, string[]][] = [
     'net managed money position in bitcoin',
     'The disaggregated report in the catalog has no BITCOIN marke',
     ['WHEAT-SRW - CHICAGO BOARD OF TRADE', 'WHEAT-HRW - CHICAGO BOARD OF TRADE'],
+  ],
+  [
+    'plot macro/fed-h15-series',
+    'Which series_id of macro/fed-h15-series? For example DFF, DTB3',
+    ['DFF', 'DTB3', 'DGS3MO'],
+  ],
+  [
+    'compare AAPL in stocks/pricez',
+    'No dataset stocks/pricez. Did you mean stocks/prices or stocks/profiles?',
+    ['stocks/prices', 'stocks/profiles'],
+  ],
+  [
+    'noncommercial of gold in cot/legacy-futures',
+    'Which field of cot/legacy-futures? These match noncommercial_long_all',
+    ['noncommercial_long_all', 'noncommercial_short_all', 'noncommercial_spreading_all'],
   ],
 ];
 

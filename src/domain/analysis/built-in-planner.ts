@@ -208,6 +208,8 @@ function parseRange(text: string, today: string): { range: Range; rest: string }
   return { range, rest };
 }
 
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** Levenshtein distance, small strings only. */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -249,8 +251,10 @@ export class BuiltInPlanner implements Planner {
   readonly #tenors: { label: string; months: number }[];
   readonly #h15: Set<string>;
   readonly #markets: { legacy: string[]; disaggregated: string[] };
+  readonly #catalog: Catalog;
 
   constructor(catalog: Catalog) {
+    this.#catalog = catalog;
     const values = (key: string, field: string): string[] => {
       // An operator's catalog without one of these datasets leaves its question forms unanswerable.
       const entry = catalog.resolve(key);
@@ -313,14 +317,15 @@ export class BuiltInPlanner implements Planner {
     const window = this.#window(rest);
     const name = original.replace(/\s+/g, ' ').slice(0, 120);
 
-    if (/\b(yield )?curve\b/.test(rest)) return { name, ...this.#curve(range, today) };
-    if (/\b(net|position|positions|positioning|cot)\b/.test(rest) && !/\bdrawdown\b/.test(rest)) {
+    const generic = this.#generic(rest, range);
+    if (!generic && /\b(yield )?curve\b/.test(rest)) return { name, ...this.#curve(range, today) };
+    if (!generic && /\b(net|position|positions|positioning|cot)\b/.test(rest) && !/\bdrawdown\b/.test(rest)) {
       const cot = this.#cot(rest, range, today, window);
       if (cot) return { name, ...cot };
     }
-    const named = this.#named(original, rest);
     const wants = (re: RegExp) => re.test(rest);
-    if (named.length === 0) {
+    const named = generic ? [] : this.#named(original, rest);
+    if (!generic && named.length === 0) {
       if (wants(/\btreasury|yields?|spread|2s10s|10s2s\b/)) {
         throw new Clarify('Which Treasury yields? Name the tenors, e.g. "10-year minus 2-year".', [
           { label: '10-year minus 2-year', value: '10-year minus 2-year Treasury yield' },
@@ -335,7 +340,8 @@ export class BuiltInPlanner implements Planner {
       }
       throw new Clarify(`I could not find a dataset series in that question. ${FORMS}`);
     }
-    const series = this.#seriesSpecs(named, rest, range);
+    const series = generic ?? this.#seriesSpecs(named, rest, range);
+    const first = series[0]?.entity ? (Object.values(series[0].entity)[0] ?? series[0].id) : series[0]?.id;
     const ids = series.map((s) => s.id);
     const labels = series.map((s) => s.label ?? s.id).join(' and ');
     const what = `Reads ${labels} from ${[...new Set(series.map((s) => s.dataset))].join(', ')}${range.phrase ? ` (${range.phrase})` : ''}`;
@@ -349,7 +355,7 @@ export class BuiltInPlanner implements Planner {
     if (wants(/\bcorrelat/)) {
       if (ids.length < 2)
         throw new Clarify(
-          `A correlation needs two or more series; I found only ${named[0]?.value}. Name another, e.g. "correlation of ${named[0]?.value} and MSFT".`,
+          `A correlation needs two or more series; I found only ${first}. Name another, e.g. "correlation of ${first} and MSFT".`,
           this.#someSymbols(),
         );
       const rets = ids.map(ret);
@@ -364,7 +370,7 @@ export class BuiltInPlanner implements Planner {
     if (wants(/\bbeta\b/)) {
       if (ids.length < 2)
         throw new Clarify(
-          `A beta is of one series against another; name the benchmark, e.g. "beta of ${named[0]?.value} against MSFT".`,
+          `A beta is of one series against another; name the benchmark, e.g. "beta of ${first} against MSFT".`,
           this.#someSymbols(),
         );
       const [y, x] = [ret(ids[0] as string), ret(ids[1] as string)];
@@ -523,6 +529,96 @@ export class BuiltInPlanner implements Planner {
       spec: { series, steps, outputs },
       explanation: `${what}, charted with summary statistics.`,
     };
+  }
+
+  /**
+   * A question that names a dataset by its key ("value of DGS10 in macro/fed-h15-series"): the key exact,
+   * else asked back with the closest keys; then a numeric field named in the question (by spelling, else
+   * asked back with the numeric fields); then an entity value of the dataset for each series.
+   */
+  #generic(lower: string, range: Range): SeriesSpec[] | null {
+    const key = lower.match(/\b([a-z0-9-]+\/[a-z0-9_-]+)\b/)?.[1];
+    if (!key) return null;
+    const entry = this.#catalog.resolve(key);
+    if (!entry) {
+      const close = this.#catalog.suggest(key);
+      throw new Clarify(
+        close.length
+          ? `No dataset ${key}. Did you mean ${close.join(' or ')}?`
+          : `No dataset ${key} in the catalog.`,
+        close.map((k) => ({ label: k, value: k })),
+      );
+    }
+    const d = entry.dataset;
+    const numeric = d.fields.filter((f) => f.type === 'number' || f.type === 'integer').map((f) => f.name);
+    const words = lower.split(/[^a-z0-9_]+/).filter((w) => w.length >= 3 && !key.includes(w));
+    // By name ("par_yield", "par yield"), then by spelling (one edit, two for long names); a price
+    // dataset's close when none is named, as for stocks.
+    const field =
+      numeric.find(
+        (f) => words.includes(f) || ` ${lower} `.includes(` ${f.replace(/_all$/, '').replaceAll('_', ' ')} `),
+      ) ??
+      numeric.find((f) => words.some((w) => w.length >= 4 && distance(w, f) <= (f.length >= 8 ? 2 : 1))) ??
+      (numeric.length === 1 ? numeric[0] : numeric.includes('close') ? 'close' : undefined);
+    if (!field) {
+      // The fields holding a word of the question first ("noncommercial" -> noncommercial_long_all, ...).
+      const near = numeric.filter((f) => words.some((w) => w.length >= 4 && f.includes(w)));
+      const offered = (near.length > 0 ? near : numeric).slice(0, 12);
+      throw new Clarify(
+        `Which field of ${entry.key}? ${near.length > 0 ? 'These match' : 'Its numeric fields are'} ${offered.join(', ')}.`,
+        offered.map((f) => ({ label: f, value: f })),
+      );
+    }
+    const known = d.entity_fields.flatMap((name) =>
+      (d.fields.find((f) => f.name === name)?.sample?.values ?? []).map((v) => ({ name, value: String(v) })),
+    );
+    // Dates are taken out first: a code such as 01 must not match a date.
+    const text = lower;
+    // A market is named by its whole name or by its head ("GOLD" of "GOLD - COMMODITY EXCHANGE INC.").
+    const at = (value: string) =>
+      value.length >= 2 && !/^\d{1,3}$/.test(value)
+        ? text.search(new RegExp(`(^|[^a-z0-9])${escapeRegExp(value.toLowerCase())}($|[^a-z0-9])`))
+        : -1;
+    const hits = known
+      .map((k) => ({
+        ...k,
+        at: Math.max(at(k.value), k.value.includes(' - ') ? at(k.value.split(' - ')[0] as string) : -1),
+      }))
+      .filter((k) => k.at >= 0)
+      .sort((a, b) => a.at - b.at);
+    const values = [...new Map(hits.map((h) => [h.value, h])).values()];
+    if (values.length === 0 && d.entity_fields.length > 0) {
+      const primary = d.entity_fields[0] as string;
+      const candidates = known.filter((k) => k.name === primary).slice(0, 12);
+      throw new Clarify(
+        `Which ${primary} of ${entry.key}?${
+          candidates.length
+            ? ` For example ${candidates
+                .slice(0, 3)
+                .map((c) => c.value)
+                .join(', ')}.`
+            : ''
+        }`,
+        candidates.map((c) => ({ label: c.value, value: c.value })),
+      );
+    }
+    return values.map((v, i) => {
+      const base = (v.value.split(' - ')[0] as string).toLowerCase();
+      const id = base
+        .replace(/[^a-z0-9]+/g, '_')
+        .replace(/^_+|_+$/g, '')
+        .slice(0, 20);
+      const spec: SeriesSpec = {
+        id: /^[a-z]/.test(id) ? id : `s${i + 1}`,
+        dataset: entry.key,
+        entity: { [v.name]: v.value },
+        field,
+        label: `${v.value} ${field}`,
+      };
+      if (range.from) spec.from = range.from;
+      if (range.to) spec.to = range.to;
+      return spec;
+    });
   }
 
   /** "30-day", "20 day", "over 60 observations", "52-week" (not "last 30 days", a date range taken out before). */
