@@ -310,10 +310,10 @@ export class Analyses {
     });
   }
 
-  /** What a run would read and cost now, each read at the caller's price, and what would refuse it. */
   /**
-   * `reading`: for a run about to read (a fresh run, a question), whose cost a result to reuse does not
-   * cover: the balance is checked whatever there is to reuse.
+   * What a run would read and cost now, each read at the caller's price, and what would refuse it.
+   * `reading`: for a run about to read (a fresh run), whose cost a result to reuse does not cover: the
+   * balance is checked whatever there is to reuse.
    */
   async estimate(
     caller: Caller,
