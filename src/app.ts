@@ -51,6 +51,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const typed = app.withTypeProvider<ZodTypeProvider>();
   registerRestRoutes(typed, deps);
   registerMcpRoutes(app, deps);
-  registerTerminal(typed, deps);
+  registerTerminal(typed);
   return app;
 }

@@ -11,7 +11,6 @@ import { chooseType } from '../edge/accept.ts';
 import { sendProblem } from '../edge/problem.ts';
 import type { TypedApp } from '../edge/server.ts';
 import { AppError } from '../errors.ts';
-import type { Services } from '../services.ts';
 
 export const TERMINAL_PATH = '/terminal/';
 const DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -45,7 +44,7 @@ function securityHeaders(reply: FastifyReply): void {
 /** The app's files cost nothing and need no credential: no key is read, no limit counted. */
 const staticConfig = { auth: 'none', limits: false } as const;
 
-export function registerTerminal(app: TypedApp, deps: Services): void {
+export function registerTerminal(app: TypedApp): void {
   app.get('/', { config: staticConfig, schema: { hide: true } }, async (_request, reply) =>
     reply.redirect(TERMINAL_PATH, 302),
   );
