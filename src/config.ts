@@ -216,6 +216,33 @@ const envSchema = z.object({
   CONFIG_FILE: z.string().default('config/service.json'),
   CATALOG_FILE: z.string().default('config/catalog.json'),
   TRUST_PROXY: z.string().optional(),
+  /**
+   * Origins whose pages may call the API with the session cookie (CORS with credentials), comma-separated
+   * serialized origins. Unset: none; key-authenticated and anonymous calls are open to every origin.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const origins = (raw ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      for (const origin of origins) {
+        let parsed: URL | undefined;
+        try {
+          parsed = new URL(origin);
+        } catch {}
+        if (parsed?.origin !== origin) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${origin}: must be an origin like https://app.example.com`,
+          });
+          return z.NEVER;
+        }
+      }
+      return origins;
+    }),
   KEY_CACHE_TTL_MS: intVar(0, 60_000, 2000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**

@@ -3,10 +3,13 @@
  * checks, the credential, the limits and the route's allowed kinds; then problem+json for every error,
  * and 405 rather than 404 for a path served under other methods.
  */
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { AppError, serviceUnavailable } from '../errors.ts';
 import type { EdgeServices } from '../services.ts';
 import { assertAllowed, resolveCaller } from './auth.ts';
+import { cachingHeaders, compressOptions, corsOptions } from './conventions.ts';
 import { brokenQueryEscape, controlInPath, malformedRequestHead } from './guards.ts';
 import { applyLimits } from './limits.ts';
 import { sendProblem, toAppError } from './problem.ts';
@@ -38,6 +41,11 @@ export function installEdgeHooks(app: FastifyInstance, deps: EdgeServices): void
     if (controlInPath(request.url)) {
       throw new AppError('invalid_request', 'The path holds a control character (%00 to %1F, or %7F).');
     }
+  });
+  // CORS between the two: a preflight (which carries no credential) is answered here, and every
+  // refusal below (401, 403, 429) carries the CORS headers, so a page can read its problem.
+  void app.register(cors, corsOptions(deps.env));
+  app.addHook('onRequest', async (request, reply) => {
     // Routes without a declared mode still identify a presented credential, so a keyed caller is
     // limited as itself (and skips the IP fence where DECISIONS says so) on free routes too.
     // No route (404, 405): nothing to authorise, so no credential is read (an admin token sent to a
@@ -66,6 +74,9 @@ export function installEdgeHooks(app: FastifyInstance, deps: EdgeServices): void
     await applyLimits(deps, request, reply);
     assertAllowed(request.caller, request.routeOptions.config.allow);
   });
+
+  app.addHook('onSend', cachingHeaders);
+  void app.register(compress, compressOptions);
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, toAppError(error, request)));
   app.setNotFoundHandler((request, reply) => {

@@ -1,6 +1,7 @@
 /** The catalog: free to read, with or without a key. */
 
 import { z } from 'zod';
+import { publicMetadata } from '../../edge/conventions.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import type { Services } from '../../services.ts';
 import { datasetOut, describeDataset, entryOut, presentDataset } from '../../views/catalog.ts';
@@ -10,6 +11,7 @@ export function registerCatalogRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/catalog',
     {
+      ...publicMetadata,
       schema: {
         operationId: 'listCatalog',
         tags: ['catalog'],
@@ -49,6 +51,7 @@ export function registerCatalogRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/catalog/:domain/:name',
     {
+      ...publicMetadata,
       schema: {
         operationId: 'describeDataset',
         tags: ['catalog'],

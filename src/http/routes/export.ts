@@ -105,9 +105,17 @@ export function registerExportRoutes(app: TypedApp, deps: Services, openExports:
                     .join('')
                 : page.map((row) => `${row.json}\n`).join('');
             sent += page.length;
+            // Compressed, the first page reaches the connection (and sends the status line) only once the
+            // compressor has run: wait for it, so a failure after the charge breaks a 200 stream here too.
+            while (!response.headersSent && !response.destroyed) {
+              await new Promise((resolve) => setImmediate(resolve));
+            }
           }
         } catch (error) {
           if (refunded) throw error; // cut by a shutdown: refunded already
+          // The client hung up (a compressed response's pipeline destroys its source with this error):
+          // as uncompressed, what it abandoned stays charged.
+          if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') throw error;
           request.log.error({ err: error, sent }, 'export stream failed after the charge; refunding');
           await refund(`export of ${entry.key} failed after ${sent} rows`);
           throw error;

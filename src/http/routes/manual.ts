@@ -163,12 +163,12 @@ export function registerManualRoutes(app: TypedApp, docsDir: string = defaultDoc
     }
     return result;
   };
-  const config = { auth: 'none' as const };
+  const config = { auth: 'none' as const, cache: 'public' as const };
   const schema = { hide: true, tags: ['operations'] };
 
   app.get(
     MANUAL_PATH,
-    { config, schema: { ...schema, operationId: 'manualIndex' } },
+    { config, exposeHeadRoute: true, schema: { ...schema, operationId: 'manualIndex' } },
     async (_request, reply) => {
       const docs = await load();
       const items: string[] = [];
@@ -187,7 +187,7 @@ export function registerManualRoutes(app: TypedApp, docsDir: string = defaultDoc
 
   app.get<{ Params: { page: string } }>(
     `${MANUAL_PATH}/:page`,
-    { config, schema: { ...schema, operationId: 'manualPage' } },
+    { config, exposeHeadRoute: true, schema: { ...schema, operationId: 'manualPage' } },
     async (request, reply) => {
       const docs = await load();
       const name = request.params.page.endsWith('.md')

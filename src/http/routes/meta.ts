@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { publicMetadata } from '../../edge/conventions.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
@@ -35,6 +36,7 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/pricing',
     {
+      ...publicMetadata,
       schema: {
         operationId: 'getPricing',
         tags: ['pricing'],
@@ -51,6 +53,7 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/auth/sandbox',
     {
+      ...publicMetadata,
       schema: {
         operationId: 'describeSandbox',
         tags: ['auth'],
@@ -70,6 +73,7 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/auth/public-test',
     {
+      ...publicMetadata,
       schema: {
         operationId: 'describePublicTest',
         tags: ['auth'],
@@ -86,6 +90,7 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/healthz',
     {
+      exposeHeadRoute: true,
       config: { auth: 'none', limits: false },
       schema: {
         operationId: 'healthz',
@@ -100,6 +105,7 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/readyz',
     {
+      exposeHeadRoute: true,
       config: { auth: 'none', limits: false },
       schema: {
         operationId: 'readyz',
@@ -156,6 +162,7 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/openapi.json',
     {
+      ...publicMetadata,
       schema: {
         operationId: 'openapi',
         tags: ['operations'],

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { recipes } from '../../domain/recipes.ts';
 import { chooseType } from '../../edge/accept.ts';
+import { publicMetadata } from '../../edge/conventions.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
@@ -13,6 +14,7 @@ export function registerRecipeRoutes(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/recipes',
     {
+      ...publicMetadata,
       schema: {
         operationId: 'listRecipes',
         tags: ['recipes'],
