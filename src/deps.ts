@@ -119,7 +119,7 @@ async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
  */
 function storeHealth(metrics: Metrics, log: ProcessLog): StoreHealth {
   const down = metrics.gauge(
-    'tmd_store_unavailable',
+    'tmd_store_unreachable',
     '1 while the PostgreSQL database cannot be reached (no statement answered since a connection failed)',
   );
   const refused = metrics.counter(
@@ -190,19 +190,20 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const health = storeHealth(metrics, log);
   let store = options.store;
   if (!store) {
-    store = isPostgresUrl(env.DATABASE_URL)
-      ? new PostgresStore(env.DATABASE_URL, {
-          max: env.DATABASE_POOL_MAX,
-          health,
-        })
-      : new SqliteStore(env.DATABASE_URL);
+    if (isPostgresUrl(env.DATABASE_URL)) {
+      const postgres = new PostgresStore(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX, health });
+      metrics.observePool(() => postgres.poolStats());
+      store = postgres;
+    } else {
+      store = new SqliteStore(env.DATABASE_URL);
+    }
   }
   store = withKeyCache(store, env.KEY_CACHE_TTL_MS, now);
   await store.migrate();
   const built = options.limiter
     ? { limiter: options.limiter, status: async () => 'local' as const }
     : await buildLimiter(env, metrics, log);
-  const limiter = built.limiter;
+  const limiter = metrics.timedLimiter(built.limiter);
   const slots = new HeldSlots(limiter, now, (error, slot) =>
     log.warn('could not renew an in-flight slot; its lease may run out', {
       slot: slot.key,
@@ -226,6 +227,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const reads = new DataReads({
     store,
     charges,
+    observer: metrics.meterObserver,
     pricing,
     catalog,
     now,

@@ -1,50 +1,220 @@
 /**
- * A minimal metrics registry rendered in the Prometheus text format at GET /metrics. Counters and gauges
- * only, no labels: enough for an operator to alert on a degraded limiter or an unreachable store.
+ * The process's metrics (prom-client), served at GET /metrics in the Prometheus text format or, when
+ * the scraper asks for it, OpenMetrics. Every family is declared at start, so a dashboard or an alert
+ * finds it at 0 before it first moves.
  */
+import client from 'prom-client';
+import type { MeterObserver } from './domain/metering.ts';
+import type { Limiter } from './limits/port.ts';
+import type { Channel } from './store/port.ts';
 
-interface Metric {
-  type: 'counter' | 'gauge';
-  help: string;
-  value: number;
+const MICROS_PER_TOKEN = 1_000_000;
+
+/** A read's list cost as a label of few values: 0 (free P0), 1, 2-5, 6-20, 21-100, over 100 tokens. */
+export function costClass(listCost: number): string {
+  if (listCost <= 0) return '0';
+  if (listCost <= 1) return '1';
+  if (listCost <= 5) return '2-5';
+  if (listCost <= 20) return '6-20';
+  if (listCost <= 100) return '21-100';
+  return '100+';
 }
 
-export class Metrics {
-  readonly #metrics = new Map<string, Metric>();
+/** Pool figures a PostgreSQL store reports (SQLite has none). */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
 
-  #get(name: string, type: Metric['type'], help: string): Metric {
-    let metric = this.#metrics.get(name);
-    if (!metric) {
-      metric = { type, help, value: 0 };
-      this.#metrics.set(name, metric);
+/**
+ * prom-client renames a counter in place when it renders OpenMetrics (`x_total` becomes family `x`), so
+ * each exposition has a registry and metric objects of its own; every update goes to both.
+ */
+class Twin<T> {
+  readonly parts: [T, T];
+  constructor(registries: readonly [AnyRegistry, AnyRegistry], make: (register: AnyRegistry) => T) {
+    this.parts = [make(registries[0]), make(registries[1])];
+  }
+  each(update: (part: T) => void): void {
+    for (const part of this.parts) update(part);
+  }
+}
+
+type AnyRegistry = client.Registry<client.RegistryContentType>;
+
+type Labels<L extends string> = Partial<Record<L, string>>;
+
+export class Metrics {
+  readonly #prometheus: AnyRegistry = new client.Registry();
+  readonly #openMetrics: AnyRegistry = new client.Registry();
+  readonly #registries: readonly [AnyRegistry, AnyRegistry];
+  #poolStats: (() => PoolStats) | null = null;
+
+  readonly #httpDuration: Twin<client.Histogram<'route' | 'method' | 'status_class'>>;
+  readonly #reads: Twin<client.Counter<'channel' | 'cost_class'>>;
+  readonly #tokensBurned: Twin<client.Counter<'channel' | 'cost_class'>>;
+  readonly #refusals: Twin<client.Counter<'code'>>;
+  readonly #debitDuration: Twin<client.Histogram>;
+  readonly #admissionDuration: Twin<client.Histogram>;
+
+  constructor() {
+    this.#openMetrics.setContentType(client.openMetricsContentType);
+    this.#registries = [this.#prometheus, this.#openMetrics];
+    for (const register of this.#registries) client.collectDefaultMetrics({ register });
+    this.#httpDuration = this.#twin(
+      (register) =>
+        new client.Histogram({
+          name: 'tmd_http_request_duration_seconds',
+          help: 'HTTP requests by route pattern, method and status class, from arrival to the response handed on',
+          labelNames: ['route', 'method', 'status_class'],
+          buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+          registers: [register],
+        }),
+    );
+    this.#reads = this.#twin(
+      (register) =>
+        new client.Counter({
+          name: 'tmd_reads_total',
+          help: 'Metered reads served (charged, notional or grandfathered), by channel and list-cost class',
+          labelNames: ['channel', 'cost_class'],
+          registers: [register],
+        }),
+    );
+    this.#tokensBurned = this.#twin(
+      (register) =>
+        new client.Counter({
+          name: 'tmd_tokens_burned_total',
+          help: 'Tokens burned by metered reads, by channel and list-cost class',
+          labelNames: ['channel', 'cost_class'],
+          registers: [register],
+        }),
+    );
+    this.#refusals = this.#twin(
+      (register) =>
+        new client.Counter({
+          name: 'tmd_refusals_total',
+          help: 'Requests answered with a problem (4xx and 5xx), by error code',
+          labelNames: ['code'],
+          registers: [register],
+        }),
+    );
+    this.#debitDuration = this.#twin(
+      (register) =>
+        new client.Histogram({
+          name: 'tmd_ledger_debit_duration_seconds',
+          help: 'Time to commit a debit (or a zero-burn usage record) in the ledger',
+          buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+          registers: [register],
+        }),
+    );
+    this.#admissionDuration = this.#twin(
+      (register) =>
+        new client.Histogram({
+          name: 'tmd_limiter_admission_duration_seconds',
+          help: 'Time the limiter takes to admit or refuse a request (a Redis round trip, or in process)',
+          buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+          registers: [register],
+        }),
+    );
+    const poolStats = () => this.#poolStats?.() ?? { total: 0, idle: 0, waiting: 0 };
+    this.#twin(
+      (register) =>
+        new client.Gauge({
+          name: 'tmd_store_pool_connections',
+          help: 'PostgreSQL pool connections of this process: total, idle, and requests waiting for one (0 on SQLite)',
+          labelNames: ['state'],
+          registers: [register],
+          collect() {
+            const stats = poolStats();
+            this.set({ state: 'total' }, stats.total);
+            this.set({ state: 'idle' }, stats.idle);
+            this.set({ state: 'waiting' }, stats.waiting);
+          },
+        }),
+    );
+    // Every label value a dashboard plots is there at 0 from the start.
+    for (const channel of ['rest', 'mcp', 'terminal'] satisfies Channel[]) {
+      for (const cost of ['0', '1', '2-5', '6-20', '21-100', '100+']) {
+        this.#reads.each((c) => c.inc({ channel, cost_class: cost }, 0));
+        this.#tokensBurned.each((c) => c.inc({ channel, cost_class: cost }, 0));
+      }
     }
-    return metric;
   }
 
-  /** Declares a counter (so it is exported as 0 before it first moves) and returns its incrementer. */
+  #twin<T>(make: (register: AnyRegistry) => T): Twin<T> {
+    return new Twin(this.#registries, make);
+  }
+
+  /** Declares a counter (exported as 0 before it first moves) and returns its incrementer. */
   counter(name: string, help: string): (by?: number) => void {
-    const metric = this.#get(name, 'counter', help);
-    return (by = 1) => {
-      metric.value += by;
-    };
+    const counter = this.#twin((register) => new client.Counter({ name, help, registers: [register] }));
+    return (by = 1) => counter.each((c) => c.inc(by));
   }
 
   gauge(name: string, help: string): (value: number) => void {
-    const metric = this.#get(name, 'gauge', help);
-    return (value) => {
-      metric.value = value;
-    };
+    const gauge = this.#twin((register) => new client.Gauge({ name, help, registers: [register] }));
+    return (value) => gauge.each((g) => g.set(value));
   }
 
-  value(name: string): number | undefined {
-    return this.#metrics.get(name)?.value;
+  /** One HTTP request, when its response has been handed on. */
+  request(labels: Labels<'route' | 'method' | 'status_class'>, seconds: number): void {
+    this.#httpDuration.each((h) => h.observe(labels, seconds));
   }
 
-  render(): string {
-    let text = '';
-    for (const [name, metric] of this.#metrics) {
-      text += `# HELP ${name} ${metric.help}\n# TYPE ${name} ${metric.type}\n${name} ${metric.value}\n`;
-    }
-    return text;
+  /** One request answered with a problem. */
+  refused(code: string): void {
+    this.#refusals.each((c) => c.inc({ code }));
+  }
+
+  /** Reports the PostgreSQL pool in tmd_store_pool_connections. */
+  observePool(stats: () => PoolStats): void {
+    this.#poolStats = stats;
+  }
+
+  /** What the metering reports: reads served and tokens burned, and how long debits take. */
+  readonly meterObserver: MeterObserver = {
+    served: (channel, listCost, burnedMicros) => {
+      const labels = { channel, cost_class: costClass(listCost) };
+      this.#reads.each((c) => c.inc(labels));
+      if (burnedMicros > 0n) {
+        this.#tokensBurned.each((c) => c.inc(labels, Number(burnedMicros) / MICROS_PER_TOKEN));
+      }
+    },
+    debited: (seconds) => this.#debitDuration.each((h) => h.observe(seconds)),
+  };
+
+  /** The limiter with its admissions timed. */
+  timedLimiter(limiter: Limiter): Limiter {
+    const admissionDuration = this.#admissionDuration;
+    return new Proxy(limiter, {
+      get(target, property, receiver) {
+        if (property === 'admit') {
+          return async (request: Parameters<Limiter['admit']>[0]) => {
+            const started = performance.now();
+            try {
+              return await target.admit(request);
+            } finally {
+              const seconds = (performance.now() - started) / 1000;
+              admissionDuration.each((h) => h.observe(seconds));
+            }
+          };
+        }
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+
+  /** The exposition a scraper asked for: OpenMetrics when its Accept names it, else Prometheus text. */
+  async render(accept: string | undefined): Promise<{ contentType: string; body: string }> {
+    const registry = accept?.includes('application/openmetrics-text') ? this.#openMetrics : this.#prometheus;
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  }
+
+  /** The current value of an unlabelled metric (tests). */
+  async value(name: string): Promise<number | undefined> {
+    const metric = this.#prometheus.getSingleMetric(name);
+    return (await metric?.get())?.values[0]?.value;
   }
 }

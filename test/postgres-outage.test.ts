@@ -52,7 +52,7 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
     const value = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
     const output = cluster.nodes[0]?.output() ?? '';
     return {
-      down: value('tmd_store_unavailable'),
+      down: value('tmd_store_unreachable'),
       refused: value('tmd_store_unavailable_total'),
       lost: output.match(/PostgreSQL unreachable/g)?.length ?? 0,
       back: output.match(/PostgreSQL reachable again/g)?.length ?? 0,

@@ -5,7 +5,7 @@
  * it is served, and never served unmetered.
  */
 import { AppError, serviceUnavailable } from '../errors.ts';
-import type { Store, UsageOutcome } from '../store/port.ts';
+import type { Channel, Store, UsageOutcome } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { credentialKinds, kindLabel } from './credential-kinds.ts';
 import { formatMicros, tokensToMicros } from './money.ts';
@@ -42,12 +42,21 @@ export interface MeterOptions {
   grandfather?: boolean;
 }
 
+/** What the metering reports to the process's metrics. */
+export interface MeterObserver {
+  /** A metered read or recipe served: its channel, list cost (tokens) and what it burned. */
+  served(channel: Channel, listCost: number, burnedMicros: bigint): void;
+  /** How long a debit (or a zero-burn usage record) took to commit. */
+  debited(seconds: number): void;
+}
+
 export interface MeterDeps {
   store: Store;
   pricing: Pricing;
   now: () => number;
   /** The node's charges in flight; absent in tests that meter without a node around them. */
   charges?: Charges;
+  observer?: MeterObserver;
 }
 
 /**
@@ -92,8 +101,12 @@ export class Charges {
   }
 }
 
-const charge = <T>(deps: MeterDeps, requestId: string, work: () => Promise<T>): Promise<T> =>
-  deps.charges ? deps.charges.run(requestId, work) : work();
+async function charge<T>(deps: MeterDeps, requestId: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await (deps.charges ? deps.charges.run(requestId, work) : work());
+  deps.observer?.debited((performance.now() - started) / 1000);
+  return result;
+}
 
 export function burnedThisMonth(caller: Caller, now: number): bigint {
   return caller.wallet.burnMonth === utcMonth(now) ? caller.wallet.burnMonthMicros : 0n;
@@ -213,6 +226,23 @@ export async function meter<T>(
   items: readonly MeteredItem[],
   produce: () => Promise<{ value: T; rows: number }>,
   options: MeterOptions = {},
+): Promise<Metered<T>> {
+  const metered = await meterOnce(deps, caller, requestId, label, items, produce, options);
+  if (deps.observer) {
+    const listCost = items.reduce((sum, item) => sum + item.listCost, 0);
+    deps.observer.served(caller.channel, listCost, metered.cost.burnedMicros);
+  }
+  return metered;
+}
+
+async function meterOnce<T>(
+  deps: MeterDeps,
+  caller: Caller,
+  requestId: string,
+  label: string,
+  items: readonly MeteredItem[],
+  produce: () => Promise<{ value: T; rows: number }>,
+  options: MeterOptions,
 ): Promise<Metered<T>> {
   assertEntitled(caller, items);
   const now = deps.now();

@@ -12,7 +12,7 @@ import { assertAllowed, resolveCaller } from './auth.ts';
 import { cachingHeaders, compressOptions, corsOptions } from './conventions.ts';
 import { brokenQueryEscape, controlInPath, malformedRequestHead } from './guards.ts';
 import { applyLimits } from './limits.ts';
-import { sendProblem, toAppError } from './problem.ts';
+import { problemCodeOf, sendProblem, toAppError } from './problem.ts';
 
 export function installEdgeHooks(app: FastifyInstance, deps: EdgeServices): void {
   let closing = false;
@@ -76,6 +76,18 @@ export function installEdgeHooks(app: FastifyInstance, deps: EdgeServices): void
   });
 
   app.addHook('onSend', cachingHeaders);
+  app.addHook('onResponse', async (request, reply) => {
+    deps.metrics.request(
+      {
+        route: request.routeOptions.url ?? 'unmatched',
+        method: request.method,
+        status_class: `${Math.floor(reply.statusCode / 100)}xx`,
+      },
+      reply.elapsedTime / 1000,
+    );
+    const code = problemCodeOf(reply);
+    if (code !== undefined) deps.metrics.refused(code);
+  });
   void app.register(compress, compressOptions);
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, toAppError(error, request)));

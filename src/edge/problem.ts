@@ -22,7 +22,13 @@ export const problemSchema = z
   .passthrough()
   .describe('RFC 9457 problem details; `code` is stable and listed in the README.');
 
+const problemCodes = new WeakMap<FastifyReply, string>();
+
+/** The code of the problem a reply was answered with, if any (for the refusal metrics). */
+export const problemCodeOf = (reply: FastifyReply): string | undefined => problemCodes.get(reply);
+
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  problemCodes.set(reply, error.code);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply
     .code(error.status)

@@ -155,8 +155,10 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
         hide: true,
       },
     },
-    async (_request, reply) =>
-      reply.type('text/plain; version=0.0.4; charset=utf-8').send(deps.metrics.render()),
+    async (request, reply) => {
+      const { contentType, body } = await deps.metrics.render(request.headers.accept);
+      return reply.type(contentType).send(body);
+    },
   );
 
   app.get(

@@ -342,6 +342,11 @@ export class PostgresStore implements Store {
     await this.#pool.end();
   }
 
+  /** This process's pool: its connections, the idle ones, and the queries waiting for one. */
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.#pool.totalCount, idle: this.#pool.idleCount, waiting: this.#pool.waitingCount };
+  }
+
   async ping(): Promise<void> {
     await this.#q('SELECT 1');
   }
