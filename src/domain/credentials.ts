@@ -8,7 +8,7 @@ import { clientNetwork } from './client-network.ts';
 import { newId } from './ids.ts';
 import { type KeyKind, newKey } from './keys.ts';
 import { tokensToMicros } from './money.ts';
-import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { utcMonth } from './pricing.ts';
 import type { Sessions } from './sessions.ts';
 
@@ -289,6 +289,10 @@ export class Credentials {
         limiter.hit(ipKey, Number.MAX_SAFE_INTEGER, windowMs, now),
       ]);
       throw new AppError('invalid_login', 'Wrong email or password.');
+    }
+    // A hash of an older scheme or weaker parameters is replaced while the password is at hand.
+    if (needsRehash(account.passwordHash)) {
+      await this.#deps.store.updateAccount(account.id, { passwordHash: await hashPassword(password) });
     }
   }
 

@@ -1,35 +1,63 @@
-/** Password hashing with scrypt (node:crypto): no native addon, parameters stored with each hash. */
+/**
+ * Password hashing with argon2id (OWASP's first choice), at OWASP's parameters: 19 MiB, 2 passes, 1
+ * lane. Hashes made by earlier versions (scrypt, parameters stored with each) still verify, and
+ * `needsRehash` tells the login to replace them while it holds the password.
+ */
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import argon2 from 'argon2';
 
-const N = 16384;
-const r = 8;
-const p = 1;
-const KEY_LENGTH = 32;
+const ARGON2 = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-function derive(password: string, salt: Buffer, n: number, rr: number, pp: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+const normalize = (password: string) => password.normalize('NFKC');
+
+export function hashPassword(password: string): Promise<string> {
+  return argon2.hash(normalize(password), ARGON2);
+}
+
+function scryptKey(password: string, salt: Buffer, n: number, r: number, p: number, length: number) {
+  return new Promise<Buffer>((resolve, reject) => {
+    // maxmem above 128 * N * r, so any parameters a stored hash names can be derived.
     scrypt(
-      password.normalize('NFKC'),
+      normalize(password),
       salt,
-      KEY_LENGTH,
-      { N: n, r: rr, p: pp, maxmem: 64 * 1024 * 1024 },
+      length,
+      { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 },
       (error, key) => (error ? reject(error) : resolve(key)),
     );
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await derive(password, salt, N, r, p);
-  return `scrypt$${N}$${r}$${p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  if (stored.startsWith('$argon2')) {
+    try {
+      return await argon2.verify(stored, normalize(password));
+    } catch {
+      return false; // a malformed stored hash matches nothing
+    }
+  }
+  // scrypt$N$r$p$salt$key, as hashed before argon2id.
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const actual = await scryptKey(
+    password,
+    Buffer.from(salt, 'base64url'),
+    Number(n),
+    Number(r),
+    Number(p),
+    expected.length,
+  );
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, rr, pp, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !n || !rr || !pp || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const actual = await derive(password, Buffer.from(salt, 'base64url'), Number(n), Number(rr), Number(pp));
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+/** Whether a stored hash is of an older scheme or weaker parameters: the next login replaces it. */
+export function needsRehash(stored: string): boolean {
+  if (!stored.startsWith('$argon2id$')) return true;
+  try {
+    return argon2.needsRehash(stored, ARGON2);
+  } catch {
+    return true;
+  }
 }
 
 /** A hash to verify against when the account does not exist, so timing does not reveal which emails exist. */
