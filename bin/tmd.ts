@@ -7,4 +7,6 @@ process.exitCode = await runCli(process.argv.slice(2), {
   stdout: (chunk) => process.stdout.write(chunk),
   stderr: (chunk) => process.stderr.write(chunk),
   readStdin: () => text(process.stdin),
+  isTTY: process.stdout.isTTY === true,
+  progress: process.stderr.isTTY === true,
 });

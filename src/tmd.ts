@@ -1,14 +1,18 @@
 /** The `tmd` process: the CLI's composition root (the commands themselves are in src/cli/tmd.ts). */
 
-import { type CliIo, cliLog, dispatch, reportError, usage, wantsHelp } from './cli/tmd.ts';
+import { type CliIo, cliLog, dispatch, helpFor, reportError, version, wantsHelp } from './cli/tmd.ts';
 import { parseEnv } from './config.ts';
 import { buildDeps, closeDeps, type Deps } from './deps.ts';
 
 export type { CliIo };
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === '--version' || argv[0] === 'version') {
+    io.stdout(version());
+    return 0;
+  }
   if (wantsHelp(argv)) {
-    io.stdout(usage);
+    io.stdout(helpFor(argv));
     return argv.length === 0 ? 2 : 0;
   }
   let deps: Deps | undefined;

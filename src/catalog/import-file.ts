@@ -6,6 +6,8 @@
  * column-name convention: a column whose header, lower-cased with every run of other characters turned
  * into `_`, equals the field name ("Open Interest (All)" -> open_interest_all, "DATE" -> date).
  */
+import { pipeline, type Readable, Transform } from 'node:stream';
+import { parse } from 'csv-parse';
 import type { DatasetDef, FieldDef, Row, Scalar } from './types.ts';
 
 export const importFormats = ['csv', 'ndjson', 'json'] as const;
@@ -329,45 +331,72 @@ export function parseImport(dataset: DatasetDef, text: string, options: ImportOp
   const sources = resolveSources(dataset, columns, options, nullTokens);
   if (records.length === 0) throw new ImportError('The file holds no rows.', []);
 
-  const problems: string[] = [];
-  let problemCount = 0;
+  const problems = new Problems();
   const rows: Row[] = [];
   for (const record of records) {
-    const row: Row = {};
-    for (const field of dataset.fields) {
-      const source = sources.get(field.name) as FieldSource;
-      if (source.kind === 'none') {
-        row[field.name] = null;
-        continue;
-      }
-      if (source.kind === 'set') {
-        row[field.name] = source.value;
-        continue;
-      }
-      const converted = convertCell(field, record.values.get(source.column), nullTokens);
-      if ('error' in converted) {
-        if (++problemCount <= MAX_PROBLEMS)
-          problems.push(
-            `${record.where}: column "${source.column}" -> ${field.name} (${field.type}): ${converted.error}`,
-          );
-        continue;
-      }
-      row[field.name] = converted.value;
-    }
-    if (row[dataset.time_field] === null) {
-      if (++problemCount <= MAX_PROBLEMS)
-        problems.push(`${record.where}: ${dataset.time_field} (the time field) is empty`);
-    }
-    rows.push(row);
-  }
-  if (problemCount > 0) {
-    const more = problemCount > MAX_PROBLEMS ? ` (the first ${MAX_PROBLEMS} are listed)` : '';
-    throw new ImportError(
-      `${problemCount} invalid value(s) in the file; nothing was imported${more}.`,
-      problems,
+    rows.push(
+      rowOf(dataset, sources, nullTokens, record.where, (column) => record.values.get(column), problems),
     );
   }
+  problems.throwIfAny();
+  return { rows, ...describeSources(sources, columns) };
+}
 
+/** The problems found so far: every one counted, the first MAX_PROBLEMS kept. */
+class Problems {
+  readonly listed: string[] = [];
+  count = 0;
+  add(problem: string): void {
+    if (++this.count <= MAX_PROBLEMS) this.listed.push(problem);
+  }
+  throwIfAny(): void {
+    if (this.count === 0) return;
+    const more = this.count > MAX_PROBLEMS ? ` (the first ${MAX_PROBLEMS} are listed)` : '';
+    throw new ImportError(
+      `${this.count} invalid value(s) in the file; nothing was imported${more}.`,
+      this.listed,
+    );
+  }
+}
+
+/** One record as a row of the dataset; each cell that does not fit its field is a problem naming `where`. */
+function rowOf(
+  dataset: DatasetDef,
+  sources: ReadonlyMap<string, FieldSource>,
+  nullTokens: ReadonlySet<string>,
+  where: string,
+  cellOf: (column: string) => unknown,
+  problems: Problems,
+): Row {
+  const row: Row = {};
+  for (const field of dataset.fields) {
+    const source = sources.get(field.name) as FieldSource;
+    if (source.kind === 'none') {
+      row[field.name] = null;
+      continue;
+    }
+    if (source.kind === 'set') {
+      row[field.name] = source.value;
+      continue;
+    }
+    const converted = convertCell(field, cellOf(source.column), nullTokens);
+    if ('error' in converted) {
+      problems.add(
+        `${where}: column "${source.column}" -> ${field.name} (${field.type}): ${converted.error}`,
+      );
+      continue;
+    }
+    row[field.name] = converted.value;
+  }
+  if (row[dataset.time_field] === null)
+    problems.add(`${where}: ${dataset.time_field} (the time field) is empty`);
+  return row;
+}
+
+function describeSources(
+  sources: ReadonlyMap<string, FieldSource>,
+  columns: readonly string[],
+): Omit<ParsedImport, 'rows'> {
   const used = new Set<string>();
   const described: Record<string, string | null> = {};
   for (const [name, source] of sources) {
@@ -379,7 +408,144 @@ export function parseImport(dataset: DatasetDef, text: string, options: ImportOp
           ? `set ${JSON.stringify(source.value)}`
           : null;
   }
-  return { rows, sources: described, ignoredColumns: columns.filter((c) => !used.has(c)) };
+  return { sources: described, ignoredColumns: columns.filter((c) => !used.has(c)) };
+}
+
+/** Bytes as UTF-8 text, refusing bytes that are not UTF-8 rather than turning them into U+FFFD. */
+function utf8Text(name: string): Transform {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decode = (chunk: Uint8Array | undefined, stream: boolean) => {
+    try {
+      return decoder.decode(chunk, { stream });
+    } catch {
+      throw new ImportError(
+        `${name} is not UTF-8 text; convert it first (e.g. iconv -f latin1 -t utf-8).`,
+        [],
+      );
+    }
+  };
+  return new Transform({
+    decodeStrings: true,
+    readableObjectMode: false,
+    transform(chunk: Buffer, _encoding, done) {
+      try {
+        done(null, decode(chunk, true));
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+    flush(done) {
+      try {
+        done(null, decode(undefined, false));
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+  });
+}
+
+/** How far a streamed import has read. */
+export interface ImportProgress {
+  rows: number;
+  bytes: number;
+}
+
+/**
+ * A CSV file read as a stream (csv-parse, RFC 4180): only the rows, as the dataset's typed values, are
+ * kept, never the file's text or its records. The same rules as parseImport; each problem names the
+ * line its record starts on. `onProgress` is called every `progressEvery` rows.
+ */
+export async function parseCsvStream(
+  dataset: DatasetDef,
+  input: Readable,
+  options: Omit<ImportOptions, 'format'> & {
+    name: string;
+    onProgress?: (progress: ImportProgress) => void;
+    progressEvery?: number;
+  },
+): Promise<ParsedImport> {
+  const nullTokens = new Set(options.nullTokens ?? []);
+  const every = options.progressEvery ?? 50_000;
+  let bytes = 0;
+  input.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+  });
+  // pipeline: a failure of any stage (a read error, bytes that are not UTF-8) ends the parser with it.
+  const parser = pipeline(
+    input,
+    utf8Text(options.name),
+    parse({ bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, info: true }),
+    () => {},
+  );
+  const problems = new Problems();
+  const malformed: string[] = [];
+  const rows: Row[] = [];
+  let columns: string[] | null = null;
+  let sources: Map<string, FieldSource> | null = null;
+  let index: Map<string, number> | null = null;
+  let endLine = 0;
+  let emptyLines = 0;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number; empty_lines: number };
+    }>) {
+      // The line the record starts on: after the last record's and any empty lines between.
+      const line = endLine + 1 + (info.empty_lines - emptyLines);
+      endLine = info.lines;
+      emptyLines = info.empty_lines;
+      if (columns === null) {
+        columns = record.map((c) => c.trim());
+        const seen = new Set<string>();
+        for (const column of columns) {
+          if (column === '') malformed.push(`line ${line}: the header has an empty column name`);
+          else if (seen.has(column)) malformed.push(`line ${line}: the header names "${column}" twice`);
+          seen.add(column);
+        }
+        if (malformed.length > 0) break;
+        sources = resolveSources(dataset, columns, { ...options, format: 'csv' }, nullTokens);
+        index = new Map(columns.map((c, i) => [c, i]));
+        continue;
+      }
+      if (record.length !== columns.length) {
+        if (malformed.length < MAX_PROBLEMS)
+          malformed.push(
+            `line ${line}: ${record.length} cells, but the header has ${columns.length} columns`,
+          );
+        continue;
+      }
+      const at = index as Map<string, number>;
+      rows.push(
+        rowOf(
+          dataset,
+          sources as Map<string, FieldSource>,
+          nullTokens,
+          `line ${line}`,
+          (c) => record[at.get(c) as number],
+          problems,
+        ),
+      );
+      if (options.onProgress && rows.length % every === 0) options.onProgress({ rows: rows.length, bytes });
+    }
+  } catch (error) {
+    if (error instanceof ImportError) throw error;
+    const code = (error as { code?: string }).code;
+    if (typeof code === 'string' && code.startsWith('CSV_')) {
+      const lines = (error as { lines?: number }).lines;
+      throw new ImportError('The CSV file is malformed.', [
+        `${lines === undefined ? '' : `line ${lines}: `}${(error as Error).message}`,
+      ]);
+    }
+    throw error;
+  } finally {
+    input.destroy();
+  }
+  if (malformed.length > 0) throw new ImportError('The CSV file is malformed.', malformed);
+  if (columns === null || sources === null) throw new ImportError('The file is empty: no header row.', []);
+  if (rows.length === 0) throw new ImportError('The file holds no rows.', []);
+  problems.throwIfAny();
+  options.onProgress?.({ rows: rows.length, bytes });
+  return { rows, ...describeSources(sources, columns) };
 }
 
 /** A field -> column mapping file: a JSON object of strings. */

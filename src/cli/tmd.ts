@@ -3,13 +3,14 @@
  * functions as the admin API (no HTTP), printing the same JSON shapes. Exit codes: 0 done, 1 refused or
  * failed, 2 usage error.
  */
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   ImportError,
   type ImportFormat,
   importFormats,
+  parseCsvStream,
   parseImport,
   parseMapFile,
 } from '../catalog/import-file.ts';
@@ -52,6 +53,10 @@ export interface CliIo {
   env?: Record<string, string | undefined>;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Standard output is a terminal: answers are printed for a person unless --json is given. */
+  isTTY?: boolean;
+  /** Standard error is a terminal: a long import shows its progress there. */
+  progress?: boolean;
   /** All of standard input, for --password-stdin. */
   readStdin?: () => Promise<string>;
   now?: () => number;
@@ -76,15 +81,98 @@ Usage:
   tmd import <domain/name> <file> [--format csv|ndjson|json] [--map <field>=<column>]... [--map <file.json>]
              [--set <field>=<value>]... [--null <token>]... [--merge] [--dry-run]
 
-<account> is an account id (acc_...) or its email. Output is JSON. The environment configures the store
-as for the server (DATABASE_URL, CONFIG_FILE, CATALOG_FILE, ...).
+  tmd --version
+
+<account> is an account id (acc_...) or its email. On a terminal the answer is printed for a person; with
+--json, or when the output is not a terminal, it is JSON. \`tmd <command> --help\` shows one command. The
+environment configures the store as for the server (DATABASE_URL, CONFIG_FILE, CATALOG_FILE, ...).
 `;
+
+/** The usage lines of one command (`tmd import --help`), or null for a command there is none of. */
+export function commandUsage(command: string): string | null {
+  const lines: string[] = [];
+  let inCommand = false;
+  for (const line of usage.split('\n')) {
+    if (line.startsWith('  tmd '))
+      inCommand = line.startsWith(`  tmd ${command} `) || line === `  tmd ${command}`;
+    else if (!line.startsWith('             ')) inCommand = false;
+    if (inCommand) lines.push(line);
+  }
+  return lines.length === 0
+    ? null
+    : `Usage:\n${lines.join('\n')}\n\nAdd --json for JSON. \`tmd help\` lists every command.\n`;
+}
+
+/** The version of the service this `tmd` belongs to, and the Node it runs on. */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return `tmd ${pkg.version} (node ${process.versions.node})\n`;
+}
 
 class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const print = (io: CliIo, value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+/** The answer: JSON for scripts (--json, or not a terminal), else a few aligned lines for a person. */
+const print = (io: CliIo, value: unknown) =>
+  io.stdout(io.isTTY ? `${humanText(value, '')}\n` : `${JSON.stringify(value, null, 2)}\n`);
+
+const scalarText = (value: unknown) =>
+  value === null || value === undefined
+    ? '-'
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : String(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A list of objects as a table: a header of their keys, one line each, columns padded. */
+function table(items: readonly Record<string, unknown>[], indent: string): string {
+  const keys = [...new Set(items.flatMap((item) => Object.keys(item)))];
+  const cells = [keys, ...items.map((item) => keys.map((k) => scalarText(item[k])))];
+  const widths = keys.map((_, i) => Math.max(...cells.map((row) => (row[i] as string).length)));
+  return cells
+    .map(
+      (row) =>
+        indent +
+        row
+          .map((c, i) => c.padEnd(widths[i] as number))
+          .join('  ')
+          .trimEnd(),
+    )
+    .join('\n');
+}
+
+function humanText(value: unknown, indent: string): string {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `${indent}(none)`;
+    if (value.every(isRecord)) return table(value, indent);
+    return indent + value.map(scalarText).join(', ');
+  }
+  if (!isRecord(value)) return indent + scalarText(value);
+  const width = Math.max(0, ...Object.keys(value).map((k) => k.length));
+  return Object.entries(value)
+    .map(([key, item]) => {
+      const name = `${indent}${key.replaceAll('_', ' ')}`;
+      if (isRecord(item) || (Array.isArray(item) && item.length > 0 && item.every(isRecord)))
+        return `${name}:\n${humanText(item, `${indent}  `)}`;
+      return `${name.padEnd(indent.length + width)}  ${humanText(item, '').trimStart()}`;
+    })
+    .join('\n');
+}
+
+/** `read 250000 rows, 41000 rows/s, 6.1 s` on one line of the terminal, rewritten as it goes. */
+function progressLine(io: CliIo, started: number) {
+  return ({ rows, bytes }: { rows: number; bytes: number }) => {
+    const seconds = (performance.now() - started) / 1000;
+    const rate = seconds > 0 ? Math.round(rows / seconds) : 0;
+    io.stderr(
+      `\rtmd: read ${rows.toLocaleString('en')} rows (${(bytes / 1e6).toFixed(1)} MB), ${rate.toLocaleString('en')} rows/s, ${seconds.toFixed(1)} s`,
+    );
+  };
+}
 
 function arg(positionals: readonly string[], index: number, name: string): string {
   const value = positionals[index];
@@ -205,7 +293,7 @@ async function runImport(deps: Services, operator: Operator, io: CliIo, args: st
       partial: values.partial,
       dryRun: values['dry-run'],
     });
-    printImport(io, summary, values.json, values['dry-run']);
+    printImport(io, summary, values.json || !io.isTTY, values['dry-run']);
     return;
   }
   const key = arg(positionals, 0, 'domain/name');
@@ -225,13 +313,25 @@ async function runImport(deps: Services, operator: Operator, io: CliIo, args: st
       Object.assign(map, parseMapFile(readFileSync(item, 'utf8'), item));
     else Object.assign(map, pairs([item], '--map'));
   }
-  const text = readUtf8(file);
-  const result = parseImport(entry.dataset, text, {
-    format: formatOf(file, values.format),
-    map,
-    set: pairs(values.set, '--set'),
-    nullTokens: values.null,
-  });
+  const format = formatOf(file, values.format);
+  const started = performance.now();
+  // CSV is read as a stream (the file's rows only are kept); NDJSON and JSON whole.
+  const result =
+    format === 'csv'
+      ? await parseCsvStream(entry.dataset, createReadStream(file), {
+          name: file,
+          map,
+          set: pairs(values.set, '--set'),
+          nullTokens: values.null,
+          ...(io.progress ? { onProgress: progressLine(io, started) } : {}),
+        })
+      : parseImport(entry.dataset, readUtf8(file), {
+          format,
+          map,
+          set: pairs(values.set, '--set'),
+          nullTokens: values.null,
+        });
+  if (io.progress && format === 'csv') io.stderr('\n');
   const summary = {
     dataset: entry.dataset.key,
     file,
@@ -243,12 +343,17 @@ async function runImport(deps: Services, operator: Operator, io: CliIo, args: st
     print(io, { ...summary, dry_run: true, loaded: false });
     return;
   }
+  if (io.progress) io.stderr(`tmd: loading ${result.rows.length.toLocaleString('en')} rows\n`);
   const loaded = await operator.importRows(key, result.rows, { merge: values.merge });
   print(io, { ...summary, loaded: true, kept_rows: loaded.kept, total_rows: loaded.rows });
 }
 
-export async function dispatch(deps: Services, io: CliIo, argv: string[]): Promise<void> {
+export async function dispatch(deps: Services, cliIo: CliIo, args: string[]): Promise<void> {
   const { operator } = deps;
+  // --json anywhere asks for JSON; `import` reads it itself.
+  const json = args.includes('--json');
+  const io = json ? { ...cliIo, isTTY: false } : cliIo;
+  const argv = args[0] === 'import' ? args : args.filter((a) => a !== '--json');
   const [command, sub, ...rest] = argv;
   const now = () => deps.now();
   switch (command) {
@@ -399,6 +504,12 @@ export async function dispatch(deps: Services, io: CliIo, argv: string[]): Promi
 /** Whether the arguments ask for the usage text (no command is a usage error, exit 2). */
 export function wantsHelp(argv: readonly string[]): boolean {
   return argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h');
+}
+
+/** The help the arguments ask for: one command's (`tmd import --help`, `tmd help import`), else all. */
+export function helpFor(argv: readonly string[]): string {
+  const command = argv[0] === 'help' ? argv[1] : argv[0];
+  return (command !== undefined && !command.startsWith('-') && commandUsage(command)) || usage;
 }
 
 /** The process log of a command: stdout carries its JSON only, so warnings go to stderr. */
