@@ -234,11 +234,31 @@ function typedValues(name: string, type: FieldType | undefined, values: FilterVa
   return [...new Set(texts)].sort();
 }
 
+interface FieldIndex {
+  entityFields: Set<string>;
+  fieldNames: Set<string>;
+  fieldTypes: Map<string, FieldType>;
+}
+
+/** Each dataset's field lookups, built once per definition rather than on every read. */
+const fieldIndexes = new WeakMap<CatalogEntry['dataset'], FieldIndex>();
+
+function fieldIndexOf(dataset: CatalogEntry['dataset']): FieldIndex {
+  let index = fieldIndexes.get(dataset);
+  if (!index) {
+    index = {
+      entityFields: new Set(dataset.entity_fields),
+      fieldNames: new Set(dataset.fields.map((f) => f.name)),
+      fieldTypes: new Map(dataset.fields.map((f) => [f.name, f.type])),
+    };
+    fieldIndexes.set(dataset, index);
+  }
+  return index;
+}
+
 export function planRead(entry: CatalogEntry, params: ReadParams, cursors: CursorCodec): ReadPlan {
   const dataset = entry.dataset;
-  const entityFields = new Set(dataset.entity_fields);
-  const fieldNames = new Set(dataset.fields.map((f) => f.name));
-  const fieldTypes = new Map(dataset.fields.map((f) => [f.name, f.type]));
+  const { entityFields, fieldNames, fieldTypes } = fieldIndexOf(dataset);
 
   const filters: RowQuery['filters'] = {};
   for (const [name, values] of Object.entries(params.filters)) {
