@@ -29,8 +29,17 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         version: '1.0.0',
         description:
           'Financial, economic, regulatory and open datasets sold by the read. Every read burns tokens from a prepaid wallet; cost headers report each charge.',
+        license: {
+          name: 'Proprietary: data and API terms of the operator',
+          identifier: 'LicenseRef-Proprietary',
+        },
       },
-      servers: deps.env.BASE_URL ? [{ url: deps.env.BASE_URL }] : [],
+      // Without BASE_URL, the service that serves the document.
+      servers: [
+        deps.env.BASE_URL
+          ? { url: deps.env.BASE_URL }
+          : { url: '/', description: 'The service that serves this document' },
+      ],
       components: {
         securitySchemes: {
           bearer: {

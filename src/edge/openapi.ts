@@ -33,6 +33,10 @@ export const documentedHeaders = {
     'IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`.',
   ),
   'Retry-After': header('Seconds to wait before retrying.', 'integer'),
+  'Cache-Control': header(
+    '`public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else.',
+  ),
+  ETag: header('A weak validator of the free metadata: send it back as If-None-Match for a 304.'),
   'WWW-Authenticate': header('Bearer challenge on 401.'),
   Allow: header('The methods the path takes.'),
   'X-Next-Cursor': header('CSV responses: the cursor of the next page, absent on the last page.'),
@@ -44,6 +48,28 @@ export const documentedHeaders = {
   'Set-Cookie (401)': header(
     'Sent when the refused credential was a `tmd_session` cookie: clears it (`Max-Age=0`).',
   ),
+};
+
+/** operationIds of the free metadata: ETag, `Cache-Control: public, no-cache` and 304 (edge/conventions.ts). */
+export const publicMetadataOperations = new Set([
+  'listCatalog',
+  'describeDataset',
+  'getPricing',
+  'listRecipes',
+  'describeSandbox',
+  'describePublicTest',
+  'openapi',
+]);
+
+/** The data read's filters: any entity field of the dataset, as one form-exploded object parameter. */
+const entityFilters: Json = {
+  name: 'filters',
+  in: 'query',
+  style: 'form',
+  explode: true,
+  description:
+    "Entity filters: each of the dataset's `entity_fields` (see `GET /api/v1/catalog/{domain}/{name}`, which lists its fields, types and an example read) as its own parameter, e.g. `symbol=AAPL,MSFT` or `symbol=AAPL&symbol=MSFT` (any of the values). A name that is neither an option above nor an entity field is 400 invalid_request.",
+  schema: { type: 'object', additionalProperties: { type: 'string', maxLength: 4096 } },
 };
 
 /** Headers of an operation's success (2xx) beyond the common ones. */
@@ -66,6 +92,30 @@ export const transformObject =
     const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
     for (const [path, item] of Object.entries(written)) if (paths[path]) paths[path] = item;
     for (const operations of Object.values(paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        // An operation that never succeeds (the MCP endpoint's other methods, a checkout not live yet) is
+        // no operation a client can use: its 405 or 501 is described where the path's real one is.
+        const statuses = Object.keys((operation.responses ?? {}) as Json);
+        if (!statuses.some((status) => status.startsWith('2'))) {
+          delete operations[method];
+          continue;
+        }
+        // No security named: the operation takes no credential, or takes one optionally.
+        operation.security ??= [];
+        if (publicMetadataOperations.has(String(operation.operationId))) {
+          (operation.responses as Json)['304'] = {
+            description: 'Not Modified: the ETag sent in If-None-Match is still current; no body.',
+          };
+        }
+        if (operation.operationId === 'readDataset') {
+          (operation.parameters as Json[] | undefined)?.push(entityFilters);
+        }
+      }
+    }
+    for (const [path, operations] of Object.entries(paths)) {
+      if (Object.keys(operations).length === 0) delete paths[path];
+    }
+    for (const operations of Object.values(paths)) {
       for (const operation of Object.values(operations)) {
         const id = String(operation.operationId ?? '');
         const responses = (operation.responses ?? {}) as Record<string, Json>;
@@ -84,7 +134,10 @@ export const transformObject =
             ];
             for (const name of names) headers[name] = documentedHeaders[name];
           }
-          if (status === '429') headers['Retry-After'] = documentedHeaders['Retry-After'];
+          headers['Cache-Control'] = documentedHeaders['Cache-Control'];
+          if (publicMetadataOperations.has(id) && (status === '200' || status === '304'))
+            headers.ETag = documentedHeaders.ETag;
+          if (status === '429' || status === '503') headers['Retry-After'] = documentedHeaders['Retry-After'];
           if (status === '401') {
             headers['WWW-Authenticate'] = documentedHeaders['WWW-Authenticate'];
             headers['Set-Cookie'] = documentedHeaders['Set-Cookie (401)'];
