@@ -100,6 +100,19 @@ export interface ReadPage {
     time_field: string;
     sample: boolean;
     notice?: string;
+    /** Where the rows came from: generated samples, published files, or the service's own records. */
+    source?: {
+      kind: 'sample' | 'import' | 'records';
+      imports: {
+        publisher: string;
+        file: string;
+        imported_at: string;
+        licence: string;
+        attribution: string | null;
+      }[];
+    };
+    /** The dataset's newest observation. */
+    as_of?: string | null;
     cost: {
       list_tokens: string;
       token_cost: string;

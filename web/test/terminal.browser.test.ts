@@ -237,6 +237,9 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     await page.getByRole('button', { name: /^Read/ }).click();
     await page.getByRole('cell', { name: XSS, exact: true }).first().waitFor();
     assert.equal(await page.evaluate(() => (window as { __xss?: number }).__xss), undefined);
+    // Imported rows are not presented as samples: the page says where they came from.
+    await page.getByText(/^Imported from published files\./).waitFor();
+    assert.equal(await page.getByText('Generated sample data, not real observations.').count(), 0);
     assert.equal(await page.locator('main img').count(), 0);
   });
 

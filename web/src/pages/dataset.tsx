@@ -383,6 +383,7 @@ export function DatasetPage({ dsKey }: { dsKey: string; search: string }) {
       {page && (
         <>
           {page.meta.sample && <p class="notice">{page.meta.notice ?? 'Generated sample data.'}</p>}
+          <Provenance meta={page.meta} />
           <h2>Chart</h2>
           {numericFields.length > 0 ? (
             <>
@@ -460,5 +461,28 @@ export function DatasetPage({ dsKey }: { dsKey: string; search: string }) {
         </>
       )}
     </>
+  );
+}
+
+/** Where the page's rows came from and how fresh the dataset is, with the credit a licence asks for. */
+function Provenance({ meta }: { meta: ReadPage['meta'] }) {
+  const source = meta.source;
+  if (!source || source.kind === 'sample') return null;
+  const asOf = meta.as_of ? ` Newest observation: ${meta.as_of}.` : '';
+  if (source.kind === 'records') {
+    return <p class="provenance">From the service's own records.{asOf}</p>;
+  }
+  return (
+    <div class="provenance">
+      <p>Imported from published files.{asOf}</p>
+      <ul class="provenance-list">
+        {source.imports.map((run) => (
+          <li key={`${run.file}-${run.imported_at}`}>
+            {run.publisher}: {run.file}, imported {run.imported_at.slice(0, 10)}; licence {run.licence}
+            {run.attribution ? `. ${run.attribution}` : ''}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
