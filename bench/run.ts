@@ -1,35 +1,44 @@
 /**
- * npm run bench: requests/s, p50 and p99 of (a) a metered read with a wallet key through the real
- * service and (b) the same read through a bare Fastify route, each in its own process, measured in the
- * same run; prints a/b. (c) and (d): the same read as MCP read_dataset calls (2025-era and 2026-07-28
- * requests) against the same service; prints c/a and d/a. With `--heavy=N` (default 64 with
- * `--backend postgres`) it measures (a) and (b) again at N connections. Every acknowledged debit is
- * committed before its response is sent (the debit transaction commits before the handler returns).
+ * npm run bench: the service CPU per request of (a) a metered read with a wallet key through the real
+ * service against (b) the same read through a bare Fastify route, each in its own process, measured in
+ * the same run; (c) and (d) the same read as MCP read_dataset calls (2025-era and 2026-07-28 requests)
+ * against the same service. The headline of each mode is its CPU ratio; requests/s, p50 and p99 follow.
+ * After every mode it audits the ledger of the store (every balance the sum of its entries). With
+ * `--heavy=N` (default 64 with `--backend postgres`) it measures (a) and (b) again at N connections;
+ * `--grow` runs the growth mode instead (bench/grow.ts). Results go to bench/results/latest.json, which
+ * `npm run bench:docs` turns into the tables of docs/benchmarks.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { loadServiceFile, parseEnv } from '../src/config.ts';
 import { buildDeps, closeDeps } from '../src/deps.ts';
 import { newId } from '../src/domain/ids.ts';
 import { tokensToMicros } from '../src/domain/money.ts';
 import { utcMonth } from '../src/domain/pricing.ts';
-import { countBurns, type McpLoad, mcpLoads, provisionMcpKey } from './mcp.ts';
+import {
+  type Audit,
+  auditLine,
+  auditStore,
+  type Figures,
+  type LoadOptions,
+  line,
+  load,
+  machine,
+  parseArgs,
+  saveResults,
+  startChild,
+  stopChild,
+  summarise,
+} from './lib.ts';
+import { countBurns, mcpLoads, provisionMcpKey } from './mcp.ts';
 
-const argv = process.argv.slice(2);
-// `--name value` is accepted as well as `--name=value`.
-const args = new Map(
-  argv.flatMap((a, i) => {
-    if (!a.startsWith('--')) return [];
-    const [name, value] = a.slice(2).split('=') as [string, string | undefined];
-    const next = argv[i + 1];
-    return [[name, value ?? (next && !next.startsWith('--') ? next : 'true')] as [string, string]];
-  }),
-);
+const args = parseArgs(process.argv.slice(2));
+if (args.has('grow')) {
+  await import('./grow.ts');
+  process.exit(0);
+}
 const backend = args.get('backend') ?? 'sqlite';
 if (backend !== 'sqlite' && backend !== 'postgres') throw new Error('--backend must be sqlite or postgres');
 const seconds = Number(args.get('duration') ?? 5);
@@ -46,6 +55,8 @@ const limit = Number(args.get('limit') ?? 100);
 // taking turns request by request: the debits of different wallets share a group commit, where one
 // wallet's wait for the batch in flight (see PostgresStore) and its per-key limits are one customer's.
 const wallets = Number(args.get('wallets') ?? 1);
+// --log: the service writes its request log (one JSON line per request, to /dev/null), as in production.
+const logged = args.has('log');
 
 const dir = mkdtempSync(join(tmpdir(), 'tmd-bench-'));
 // The limiter stays in the path; its limits are raised so the load is measured, not refused.
@@ -112,235 +123,195 @@ async function provision(n = 0): Promise<string> {
   return issued.secret;
 }
 
-async function startChild(script: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [script], { env: baseEnv, stdio: ['ignore', 'pipe', 'inherit'] });
-  const [chunk] = (await once(child.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
-  return { child, port: Number(chunk.toString().trim().split('\n').at(-1)) };
-}
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  /** 2xx answers, warm-up included. */
-  ok: number;
-  /** CPU time of the serving process per request (µs): steadier than req/s on a shared machine. */
-  cpuUs: number | null;
-  /** CPU time per request (µs) of the PostgreSQL and Redis servers (all their processes), and of the load generator. */
-  postgresUs: number | null;
-  redisUs: number | null;
-  clientUs: number;
-}
-
-/** CPU time (µs) a process has used so far, from /proc (Linux, 100 ticks a second); null elsewhere. */
-function cpuMicros(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks * 10_000 : null;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU time (µs) used so far by every process of this machine whose name is `comm` (Linux); null elsewhere. */
-function cpuOfAll(comm: string): number | null {
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return null;
-  }
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) continue;
-    } catch {
-      continue; // the process ended
-    }
-    total += cpuMicros(Number(pid)) ?? 0;
-  }
-  return total;
-}
-
-const serverCpu = () => ({ postgres: cpuOfAll('postgres'), redis: cpuOfAll('redis-server') });
-
-async function load(
-  url: string,
-  headers: Record<string, string>,
-  request: Pick<McpLoad, 'method' | 'body'> | null = null,
-  pid?: number,
-  clients = connections,
-  keys: readonly string[] = [],
-): Promise<Figures> {
-  let turn = 0;
-  // Several keys: each request takes the next one.
-  const rotate =
-    keys.length > 1
-      ? {
-          requests: [
-            {
-              setupRequest: (req: autocannon.Request) => {
-                turn = (turn + 1) % keys.length;
-                return { ...req, headers: { ...req.headers, authorization: `Bearer ${keys[turn]}` } };
-              },
-            },
-          ],
-        }
-      : {};
-  const options = { url, headers, connections: clients, ...(request ?? {}), ...rotate };
-  const warm = await autocannon({ ...options, duration: 1 });
-  const cpuBefore = cpuMicros(pid);
-  const serversBefore = serverCpu();
-  const clientBefore = process.cpuUsage();
-  const result = await autocannon({ ...options, duration: seconds });
-  const client = process.cpuUsage(clientBefore);
-  const cpuAfter = cpuMicros(pid);
-  const serversAfter = serverCpu();
-  const perRequest = (before: number | null, after: number | null) =>
-    before === null || after === null || result.requests.total === 0
-      ? null
-      : (after - before) / result.requests.total;
-  return {
-    postgresUs: backend === 'postgres' ? perRequest(serversBefore.postgres, serversAfter.postgres) : null,
-    redisUs: backend === 'postgres' ? perRequest(serversBefore.redis, serversAfter.redis) : null,
-    clientUs: (client.user + client.system) / Math.max(1, result.requests.total),
-    cpuUs:
-      cpuBefore === null || cpuAfter === null || result.requests.total === 0
-        ? null
-        : (cpuAfter - cpuBefore) / result.requests.total,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    ok: warm['2xx'] + result['2xx'],
-  };
-}
-
-function line(name: string, f: Figures): string {
-  const cpu = f.cpuUs === null ? '' : `   cpu ${f.cpuUs.toFixed(0).padStart(4)} µs/req`;
-  return `${name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   non-2xx ${f.non2xx}${cpu}`;
-}
-
-const median = (values: number[]) =>
-  [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] as number;
-const medianOrNull = (values: (number | null)[]) =>
-  values.some((v) => v === null) ? null : median(values as number[]);
-function summarise(runs: Figures[]): Figures {
-  return {
-    rps: median(runs.map((r) => r.rps)),
-    p50: median(runs.map((r) => r.p50)),
-    p99: median(runs.map((r) => r.p99)),
-    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
-    ok: runs.reduce((sum, r) => sum + r.ok, 0),
-    cpuUs: medianOrNull(runs.map((r) => r.cpuUs)),
-    postgresUs: medianOrNull(runs.map((r) => r.postgresUs)),
-    redisUs: medianOrNull(runs.map((r) => r.redisUs)),
-    clientUs: median(runs.map((r) => r.clientUs)),
-  };
-}
-
 const key = await provision();
 const customerKeys: string[] = [];
 if (wallets > 1) for (let n = 1; n <= wallets; n++) customerKeys.push(await provision(n));
 const mcpKey = await provisionMcpKey(parseEnv(baseEnv));
 const loads = mcpLoads(mcpKey.key, dataset, limit);
-const service = await startChild('bench/serve-service.ts');
-const bare = await startChild('bench/serve-bare.ts');
+const service = await startChild('bench/serve-service.ts', {
+  ...baseEnv,
+  ...(logged ? { BENCH_LOG: 'info' } : {}),
+});
+const bare = await startChild('bench/serve-bare.ts', baseEnv);
 const meteredUrl = `http://127.0.0.1:${service.port}/api/v1/data/${dataset}?limit=${limit}`;
 const bareUrl = `http://127.0.0.1:${bare.port}/bare/${dataset}?limit=${limit}`;
-// Interleaved rounds, medians reported: machine noise hits both sides alike.
-const meteredRuns: Figures[] = [];
-const bareRuns: Figures[] = [];
-const heavyMeteredRuns: Figures[] = [];
-const heavyBareRuns: Figures[] = [];
-const customerRuns: Figures[] = [];
-const mcpRuns: Figures[][] = loads.map(() => []);
 const mcpUrl = `http://127.0.0.1:${service.port}/mcp/jsonrpc`;
-for (let round = 0; round < rounds; round++) {
-  meteredRuns.push(await load(meteredUrl, { authorization: `Bearer ${key}` }, null, service.child.pid));
-  bareRuns.push(await load(bareUrl, {}, null, bare.child.pid));
-  if (customerKeys.length > 0) {
-    customerRuns.push(await load(meteredUrl, {}, null, service.child.pid, connections, customerKeys));
-  }
-  if (heavy > 0) {
-    heavyMeteredRuns.push(
-      await load(meteredUrl, { authorization: `Bearer ${key}` }, null, service.child.pid, heavy),
-    );
-    heavyBareRuns.push(await load(bareUrl, {}, null, bare.child.pid, heavy));
-  }
-  for (const [i, mcp] of loads.entries()) {
-    mcpRuns[i]?.push(await load(mcpUrl, mcp.headers, mcp, service.child.pid));
-  }
-}
-service.child.kill('SIGTERM');
-bare.child.kill('SIGTERM');
-const metered = summarise(meteredRuns);
-const baseline = summarise(bareRuns);
 
-console.log(
-  `benchmark: ${dataset}?limit=${limit}, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, medians; ${backend === 'postgres' ? 'PostgreSQL + Redis' : 'SQLite (WAL), in-process limits'}`,
-);
-const target = backend === 'postgres' ? '0.5' : '0.75';
-const us = (value: number | null) => (value === null ? '-' : value.toFixed(0));
-/** The (a)/(b) block at one number of connections: figures, ratio, and where the machine's CPU went. */
-function report(meteredFigures: Figures, bareFigures: Figures, clients: number): void {
-  console.log(line('(a) metered read, wallet key', meteredFigures));
-  console.log(line('(b) bare Fastify route, same data', bareFigures));
-  console.log(
-    `ratio a/b at ${clients} connections: ${(meteredFigures.rps / bareFigures.rps).toFixed(3)} (target >= ${target})`,
-  );
-  if (meteredFigures.non2xx > 0) console.log('warning: the metered run had non-2xx responses');
-  // Where the machine's CPU goes per request: the ratio is bounded by the sum over every process.
-  // `busy` is the service process's share of one core (its CPU per request times requests/s): the
-  // service's JavaScript runs on one thread, so near 100 % it is bound by its own CPU, well below
-  // it by waiting on the other processes.
-  for (const [name, f] of [
-    ['(a)', meteredFigures],
-    ['(b)', bareFigures],
-  ] as const) {
-    const busy = f.cpuUs === null ? '' : ` (busy ${((f.cpuUs * f.rps) / 10_000).toFixed(0)} %)`;
-    const parts = [`service ${us(f.cpuUs)}${busy}`];
-    if (backend === 'postgres') parts.push(`postgres ${us(f.postgresUs)}`, `redis ${us(f.redisUs)}`);
-    parts.push(`load generator ${us(f.clientUs)}`);
-    console.log(`cpu per request ${name}, µs: ${parts.join(', ')}`);
-  }
+interface Mode {
+  /** The key of the mode in the results: a, b, c, d, a*, a@64, b@64. */
+  id: string;
+  name: string;
+  options: LoadOptions;
+  runs: Figures[];
 }
-report(metered, baseline, connections);
-if (customerRuns.length > 0) {
-  const customers = summarise(customerRuns);
-  console.log(line(`(a*) metered, ${wallets} wallets`, customers));
-  console.log(
-    `ratio a*/b at ${connections} connections: ${(customers.rps / baseline.rps).toFixed(3)}; cpu per request, µs: service ${us(customers.cpuUs)}${backend === 'postgres' ? `, postgres ${us(customers.postgresUs)}, redis ${us(customers.redisUs)}` : ''}`,
-  );
+const common = { seconds, connections, servers: backend === 'postgres' };
+const modes: Mode[] = [
+  {
+    id: 'a',
+    name: '(a) metered read, wallet key',
+    options: {
+      ...common,
+      url: meteredUrl,
+      headers: { authorization: `Bearer ${key}` },
+      pid: service.child.pid,
+    },
+    runs: [],
+  },
+  {
+    id: 'b',
+    name: '(b) bare Fastify route, same data',
+    options: { ...common, url: bareUrl, headers: {}, pid: bare.child.pid },
+    runs: [],
+  },
+];
+if (customerKeys.length > 0) {
+  modes.push({
+    id: 'a*',
+    name: `(a*) metered, ${wallets} wallets`,
+    options: { ...common, url: meteredUrl, headers: {}, pid: service.child.pid, keys: customerKeys },
+    runs: [],
+  });
 }
 if (heavy > 0) {
-  console.log(`the same at ${heavy} connections:`);
-  report(summarise(heavyMeteredRuns), summarise(heavyBareRuns), heavy);
-}
-const mcpFigures = mcpRuns.map(summarise);
-for (const [i, mcp] of loads.entries()) {
-  const figures = mcpFigures[i] as Figures;
-  console.log(line(mcp.name, figures));
-  const byCpu =
-    figures.cpuUs !== null && metered.cpuUs !== null
-      ? `, ${(metered.cpuUs / figures.cpuUs).toFixed(3)} by service CPU per request`
-      : '';
-  console.log(
-    `ratio ${mcp.name.slice(1, 2)}/a: ${(figures.rps / metered.rps).toFixed(3)} by req/s${byCpu} (target >= 0.5)`,
+  modes.push(
+    {
+      id: `a@${heavy}`,
+      name: `(a) metered read, ${heavy} connections`,
+      options: { ...(modes[0] as Mode).options, connections: heavy },
+      runs: [],
+    },
+    {
+      id: `b@${heavy}`,
+      name: `(b) bare route, ${heavy} connections`,
+      options: { ...(modes[1] as Mode).options, connections: heavy },
+      runs: [],
+    },
   );
 }
+for (const [i, mcp] of loads.entries()) {
+  modes.push({
+    id: i === 0 ? 'c' : 'd',
+    name: mcp.name,
+    options: {
+      ...common,
+      url: mcpUrl,
+      headers: mcp.headers,
+      method: mcp.method,
+      body: mcp.body,
+      pid: service.child.pid,
+    },
+    runs: [],
+  });
+}
+
+console.log(
+  `benchmark: ${dataset}?limit=${limit}, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, medians; ${backend === 'postgres' ? 'PostgreSQL + Redis' : 'SQLite (WAL), in-process limits'}${logged ? '; request log on' : ''}`,
+);
+// Interleaved rounds, medians reported: machine noise hits every mode alike. The ledger is audited
+// after every mode of every round.
+const audits: Audit[] = [];
+for (let round = 0; round < rounds; round++) {
+  for (const mode of modes) {
+    mode.runs.push(await load(mode.options));
+    const audit = await auditStore(databaseUrl, `${mode.id} (round ${round + 1})`);
+    audits.push(audit);
+    if (!audit.clean) console.log(auditLine(audit));
+  }
+}
+await stopChild(service.child);
+await stopChild(bare.child);
+const figures = Object.fromEntries(modes.map((m) => [m.id, summarise(m.runs)])) as Record<string, Figures>;
+const fig = (id: string) => figures[id] as Figures;
+
+/** x's CPU per request as a multiple of y's (null without /proc). */
+const cpuTimes = (x: Figures, y: Figures) =>
+  x.cpuUs === null || y.cpuUs === null ? null : x.cpuUs / y.cpuUs;
+/** Service, PostgreSQL and Redis CPU per request together. */
+const allCpu = (f: Figures) => (f.cpuUs === null ? null : f.cpuUs + (f.postgresUs ?? 0) + (f.redisUs ?? 0));
+const times = (value: number | null) => (value === null ? '-' : `${value.toFixed(2)} ×`);
+const us = (value: number | null) => (value === null ? '-' : value.toFixed(0));
+
+const ratios: Record<string, number | null> = {
+  'a/b cpu': cpuTimes(fig('a'), fig('b')),
+  'c/a cpu': cpuTimes(fig('c'), fig('a')),
+  'd/a cpu': cpuTimes(fig('d'), fig('a')),
+  'a/b req/s': fig('a').rps / fig('b').rps,
+  'c/a req/s': fig('c').rps / fig('a').rps,
+  'd/a req/s': fig('d').rps / fig('a').rps,
+  'a/b p99': fig('a').p99 / Math.max(1, fig('b').p99),
+};
+if (backend === 'postgres') {
+  const a = allCpu(fig('a'));
+  const b = allCpu(fig('b'));
+  ratios['a/b cpu, all processes'] = a === null || b === null ? null : a / b;
+  if (heavy > 0) ratios[`a/b cpu at ${heavy}`] = cpuTimes(fig(`a@${heavy}`), fig(`b@${heavy}`));
+}
+
+// The headline: each mode's service CPU per request, against what it is compared with.
+console.log('service CPU per request (the headline; lower is better):');
+const headline = (name: string, f: Figures, against: string, ratio: number | null, target: string) =>
+  console.log(
+    `  ${name.padEnd(36)} ${us(f.cpuUs).padStart(5)} µs   ${against} ${times(ratio)}   (target ${target})`,
+  );
+headline('(a) metered read', fig('a'), '= (b) ×', ratios['a/b cpu'] ?? null, '<= 1.25 ×');
+headline('(b) bare route', fig('b'), '          ', null, '-');
+headline('(c) MCP read_dataset, 2025-11-25', fig('c'), '= (a) ×', ratios['c/a cpu'] ?? null, '<= 1.4 ×');
+headline('(d) MCP read_dataset, 2026-07-28', fig('d'), '= (a) ×', ratios['d/a cpu'] ?? null, '<= 1.4 ×');
+if (backend === 'postgres') {
+  console.log(
+    `  all processes (service, PostgreSQL, Redis): (a) ${us(allCpu(fig('a')))} µs, (b) ${us(allCpu(fig('b')))} µs: (a) = (b) × ${times(ratios['a/b cpu, all processes'] ?? null)} (target <= 1.6 ×)`,
+  );
+}
+console.log('each mode:');
+for (const mode of modes) {
+  const f = fig(mode.id);
+  console.log(line(mode.name, f));
+  if (backend === 'postgres') {
+    console.log(
+      `    cpu per request, µs: service ${us(f.cpuUs)}, postgres ${us(f.postgresUs)}, redis ${us(f.redisUs)}, load generator ${us(f.clientUs)}`,
+    );
+  }
+  if (f.non2xx > 0) console.log(`    warning: ${f.non2xx} non-2xx responses`);
+}
+console.log(
+  `p99: (a) ${fig('a').p99} ms = (b) × ${times(ratios['a/b p99'] ?? null)} (target <= 1.3 ×); req/s: a/b ${(ratios['a/b req/s'] as number).toFixed(2)}, c/a ${(ratios['c/a req/s'] as number).toFixed(2)}, d/a ${(ratios['d/a req/s'] as number).toFixed(2)}`,
+);
+
 // A refused tool call is a 2xx too, so count burns: each 2xx answer must have one. A run that stops
 // leaves up to one call per connection served but uncounted, hence the slack above, never below.
-const mcpOk = mcpFigures.reduce((sum, f) => sum + f.ok, 0);
+const mcpOk = fig('c').ok + fig('d').ok;
 const inFlight = loads.length * rounds * 2 * connections;
 const burns = await countBurns(parseEnv(baseEnv), mcpKey.walletId);
+const burnsMatch = burns >= mcpOk && burns - mcpOk <= inFlight;
 console.log(
-  burns >= mcpOk && burns - mcpOk <= inFlight
+  burnsMatch
     ? `MCP: ${mcpOk} calls answered 2xx, ${burns} burns (${burns - mcpOk} served as a run stopped): every answer was a metered read`
     : `warning: ${mcpOk} MCP calls answered 2xx but the ledger has ${burns} burns (refused tool calls?)`,
 );
+const finalAudit = await auditStore(databaseUrl, 'the run');
+audits.push(finalAudit);
+const dirty = audits.filter((a) => !a.clean).length;
+console.log(
+  dirty === 0
+    ? `ledger audits: ${audits.length} (after every mode of every round, and at the end), all clean; ${finalAudit.wallets} wallets, ${finalAudit.entries} entries`
+    : `warning: ${dirty} of ${audits.length} ledger audits found mismatches`,
+);
+
+saveResults(`${backend}${logged ? '-logged' : ''}`, {
+  measuredAt: new Date().toISOString(),
+  machine: machine(),
+  options: { backend, dataset, limit, connections, heavy, rounds, seconds, wallets, log: logged },
+  figures,
+  runs: Object.fromEntries(modes.map((m) => [m.id, m.runs])),
+  ratios,
+  mcp: { answered: mcpOk, burns, match: burnsMatch },
+  audit: {
+    count: audits.length,
+    clean: dirty === 0,
+    wallets: finalAudit.wallets,
+    entries: finalAudit.entries,
+  },
+});
+console.log('results: bench/results/latest.json (npm run bench:docs puts them in docs/benchmarks.md)');
 await dropDatabase();
 rmSync(dir, { recursive: true, force: true });

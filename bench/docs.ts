@@ -1,0 +1,156 @@
+/**
+ * npm run bench:docs: rewrites the figures in docs/benchmarks.md from bench/results/latest.json (what
+ * `npm run bench` and `npm run bench -- --grow` last measured), between its marker comments. Sections
+ * without results keep what the page says.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { Figures } from './lib.ts';
+import { RESULTS_FILE } from './lib.ts';
+
+const PAGE = 'docs/benchmarks.md';
+
+interface Machine {
+  cpus: number;
+  cpuModel: string;
+  node: string;
+  platform: string;
+}
+interface RunResults {
+  measuredAt: string;
+  machine: Machine;
+  options: {
+    dataset: string;
+    limit: number;
+    connections: number;
+    heavy: number;
+    rounds: number;
+    seconds: number;
+    log?: boolean;
+  };
+  figures: Record<string, Figures>;
+  runs: Record<string, Figures[]>;
+  ratios: Record<string, number | null>;
+  mcp: { answered: number; burns: number; match: boolean };
+  audit: { count: number; clean: boolean; wallets: number; entries: number };
+}
+interface GrowResults {
+  measuredAt: string;
+  machine: Machine;
+  options: { dataset: string; limit: number; connections: number; rounds: number; seconds: number };
+  results: { id: string; name: string; figures: Figures; change: number | null; runs: Figures[] }[];
+  audit: { count: number; clean: boolean };
+}
+
+const all = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Record<string, unknown>;
+const us = (value: number | null | undefined) =>
+  value === null || value === undefined ? '—' : `${value.toFixed(0)} µs`;
+const times = (value: number | null | undefined) =>
+  value === null || value === undefined ? '—' : `${value.toFixed(2)} ×`;
+const range = (runs: Figures[] | undefined) => {
+  const cpus = (runs ?? []).map((r) => r.cpuUs).filter((v): v is number => v !== null);
+  if (cpus.length < 2) return '';
+  return ` (${Math.min(...cpus).toFixed(0)}–${Math.max(...cpus).toFixed(0)})`;
+};
+const day = (iso: string) => iso.slice(0, 10);
+const machineLine = (m: Machine) =>
+  `${m.cpus} × ${m.cpuModel}, ${m.platform}, Node ${m.node.replace(/^v/, '')}`;
+
+function runTable(r: RunResults, backendName: string): string {
+  const o = r.options;
+  const f = r.figures;
+  const rows: [string, string, Figures | undefined, string, string][] = [
+    ['(a) metered REST read, wallet key', 'a', f.a, `${times(r.ratios['a/b cpu'])} (b)`, '≤ 1.25 × (b)'],
+    ['(b) bare Fastify route, same page', 'b', f.b, '', ''],
+    ['(c) MCP `read_dataset`, 2025-11-25', 'c', f.c, `${times(r.ratios['c/a cpu'])} (a)`, '≤ 1.4 × (a)'],
+    ['(d) MCP `read_dataset`, 2026-07-28', 'd', f.d, `${times(r.ratios['d/a cpu'])} (a)`, '≤ 1.4 × (a)'],
+  ];
+  for (const id of Object.keys(f)) {
+    if (id.startsWith('a@'))
+      rows.push([
+        `(a) at ${id.slice(2)} connections`,
+        id,
+        f[id],
+        `${times(r.ratios[`a/b cpu at ${id.slice(2)}`])} (b)`,
+        '',
+      ]);
+    if (id.startsWith('b@')) rows.push([`(b) at ${id.slice(2)} connections`, id, f[id], '', '']);
+    if (id === 'a*') rows.push(['(a*) metered, many wallets', id, f[id], '', '']);
+  }
+  const lines = [
+    `${backendName}, ${o.connections} connections, \`${o.dataset}?limit=${o.limit}\`, ${o.rounds} interleaved rounds of ${o.seconds} s (medians; the range over rounds in brackets), measured ${day(r.measuredAt)} on ${machineLine(r.machine)}.`,
+    '',
+    '| mode | service CPU per request | ratio | target | req/s | p50 | p99 | service RSS |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const [name, id, figures, ratio, target] of rows) {
+    if (!figures) continue;
+    lines.push(
+      `| ${name} | ${us(figures.cpuUs)}${range(r.runs[id])} | ${ratio} | ${target} | ${figures.rps.toFixed(0)} | ${figures.p50} ms | ${figures.p99} ms | ${figures.rssMb === null ? '—' : `${figures.rssMb.toFixed(0)} MB`} |`,
+    );
+  }
+  lines.push('');
+  const all = r.ratios['a/b cpu, all processes'];
+  if (all !== undefined) {
+    const cpu = (x: Figures | undefined) => (x?.cpuUs ?? 0) + (x?.postgresUs ?? 0) + (x?.redisUs ?? 0);
+    lines.push(
+      `CPU of all processes (service, PostgreSQL, Redis) per request: (a) ${us(cpu(f.a))}, (b) ${us(cpu(f.b))}: (a) = ${times(all)} (b) (target ≤ 1.6 ×).`,
+      '',
+    );
+  }
+  lines.push(
+    `p99 of (a) = ${times(r.ratios['a/b p99'])} (b) (target ≤ 1.3 ×). Ledger audited after every mode of every round and at the end (${r.audit.count} audits): ${r.audit.clean ? 'clean' : '**mismatches**'}, ${r.audit.wallets} wallets, ${r.audit.entries.toLocaleString('en')} entries. MCP: ${r.mcp.answered.toLocaleString('en')} calls answered 2xx, ${r.mcp.burns.toLocaleString('en')} burns${r.mcp.match ? '' : ' (**mismatch**)'}.`,
+  );
+  return lines.join('\n');
+}
+
+function growTable(g: GrowResults): string {
+  const o = g.options;
+  const lines = [
+    `SQLite, ${o.connections} connections, \`${o.dataset}?limit=${o.limit}\`, every request the next customer's key, ${o.rounds} interleaved rounds of ${o.seconds} s (medians; the range over rounds in brackets), measured ${day(g.measuredAt)} on ${machineLine(g.machine)}.`,
+    '',
+    '| database | service CPU per metered read | change | target | req/s | p99 | service RSS (target < 250 MB) |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const r of g.results) {
+    const change =
+      r.change === null
+        ? '—'
+        : r.id === 'rows-10k'
+          ? 'the base'
+          : `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)} %`;
+    lines.push(
+      `| ${r.name} | ${us(r.figures.cpuUs)}${range(r.runs)} | ${change} | ${r.id === 'rows-10k' ? '' : '< 10 %'} | ${r.figures.rps.toFixed(0)} | ${r.figures.p99} ms | ${r.figures.rssMb === null ? '—' : `${r.figures.rssMb.toFixed(0)} MB`} |`,
+    );
+  }
+  lines.push(
+    '',
+    `Ledgers audited after every run (${g.audit.count} audits): ${g.audit.clean ? 'clean' : '**mismatches**'}.`,
+  );
+  return lines.join('\n');
+}
+
+let page = readFileSync(PAGE, 'utf8');
+function replace(marker: string, text: string): void {
+  const start = `<!-- ${marker}:start (npm run bench:docs) -->`;
+  const end = `<!-- ${marker}:end -->`;
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`${PAGE} has no ${start} … ${end} markers`);
+  page = `${page.slice(0, from + start.length)}\n${text}\n${page.slice(to)}`;
+}
+const sections: [string, string, (value: never) => string][] = [
+  ['sqlite', 'bench:sqlite', (r: RunResults) => runTable(r, 'SQLite (WAL), in-process limits')],
+  [
+    'sqlite-logged',
+    'bench:sqlite-logged',
+    (r: RunResults) => runTable(r, 'SQLite (WAL), in-process limits, request log on'),
+  ],
+  ['postgres', 'bench:postgres', (r: RunResults) => runTable(r, 'PostgreSQL + Redis')],
+  ['grow', 'bench:grow', (g: GrowResults) => growTable(g)],
+];
+for (const [section, marker, render] of sections) {
+  if (all[section] === undefined || !page.includes(`<!-- ${marker}:start`)) continue;
+  replace(marker, render(all[section] as never));
+  console.log(`${PAGE}: ${marker} updated`);
+}
+writeFileSync(PAGE, page);

@@ -1,0 +1,281 @@
+/**
+ * What the bench modes share: arguments, the processes under load, the load itself, CPU and memory
+ * from /proc, the ledger audit, and the results file the docs are regenerated from.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import autocannon from 'autocannon';
+import { isPostgresUrl } from '../src/deps.ts';
+import type { Store } from '../src/store/port.ts';
+import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+
+/** `--name=value` and `--name value`; a bare `--name` is `true`. */
+export function parseArgs(argv: readonly string[]): Map<string, string> {
+  return new Map(
+    argv.flatMap((a, i) => {
+      if (!a.startsWith('--')) return [];
+      const [name, value] = a.slice(2).split('=') as [string, string | undefined];
+      const next = argv[i + 1];
+      return [[name, value ?? (next && !next.startsWith('--') ? next : 'true')] as [string, string]];
+    }),
+  );
+}
+
+export interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  /** 2xx answers, warm-up included. */
+  ok: number;
+  /** CPU time of the serving process per request (µs): steadier than req/s on a shared machine. */
+  cpuUs: number | null;
+  /** CPU time per request (µs) of the PostgreSQL and Redis servers (all their processes), and of the load generator. */
+  postgresUs: number | null;
+  redisUs: number | null;
+  clientUs: number;
+  /** The serving process's largest resident memory (VmRSS) seen during the measured run, MB. */
+  rssMb: number | null;
+}
+
+/** CPU time (µs) a process has used so far, from /proc (Linux, 100 ticks a second); null elsewhere. */
+export function cpuMicros(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10_000 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Resident memory of a process now (VmRSS), MB; null where /proc has no such line. */
+export function rssMb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time (µs) used so far by every process of this machine whose name is `comm` (Linux); null elsewhere. */
+function cpuOfAll(comm: string): number | null {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return null;
+  }
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== comm) continue;
+    } catch {
+      continue; // the process ended
+    }
+    total += cpuMicros(Number(pid)) ?? 0;
+  }
+  return total;
+}
+
+export async function startChild(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  execArgv: readonly string[] = [],
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [...execArgv, script], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // The port is the first line that is only digits (a request log may share the pipe); the rest of
+  // the output is read and dropped, as a log collector would take it.
+  const stdout = child.stdout as NodeJS.ReadableStream;
+  let seen = '';
+  for (;;) {
+    const [chunk] = (await once(stdout, 'data')) as [Buffer];
+    seen += chunk.toString();
+    const port = seen.split('\n').find((l) => /^\d+$/.test(l.trim()));
+    if (port !== undefined) {
+      stdout.resume();
+      return { child, port: Number(port) };
+    }
+  }
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export interface LoadOptions {
+  url: string;
+  headers: Record<string, string>;
+  method?: 'GET' | 'POST';
+  body?: string;
+  /** The serving process: its CPU and memory are measured. */
+  pid?: number;
+  connections: number;
+  seconds: number;
+  /** Several keys: each request takes the next one. */
+  keys?: readonly string[];
+  /** Also measure PostgreSQL's and Redis's CPU. */
+  servers?: boolean;
+}
+
+export async function load(o: LoadOptions): Promise<Figures> {
+  let turn = 0;
+  const keys = o.keys ?? [];
+  const rotate =
+    keys.length > 1
+      ? {
+          requests: [
+            {
+              setupRequest: (req: autocannon.Request) => {
+                turn = (turn + 1) % keys.length;
+                return { ...req, headers: { ...req.headers, authorization: `Bearer ${keys[turn]}` } };
+              },
+            },
+          ],
+        }
+      : {};
+  const options = {
+    url: o.url,
+    headers: o.headers,
+    connections: o.connections,
+    ...(o.method ? { method: o.method } : {}),
+    ...(o.body !== undefined ? { body: o.body } : {}),
+    ...rotate,
+  };
+  const warm = await autocannon({ ...options, duration: 1 });
+  const serverCpu = () =>
+    o.servers ? { postgres: cpuOfAll('postgres'), redis: cpuOfAll('redis-server') } : null;
+  let peakRss = rssMb(o.pid);
+  const sampler = setInterval(() => {
+    const now = rssMb(o.pid);
+    if (now !== null && (peakRss === null || now > peakRss)) peakRss = now;
+  }, 250);
+  const cpuBefore = cpuMicros(o.pid);
+  const serversBefore = serverCpu();
+  const clientBefore = process.cpuUsage();
+  const result = await autocannon({ ...options, duration: o.seconds });
+  const client = process.cpuUsage(clientBefore);
+  const cpuAfter = cpuMicros(o.pid);
+  const serversAfter = serverCpu();
+  clearInterval(sampler);
+  const perRequest = (before: number | null | undefined, after: number | null | undefined) =>
+    before === null ||
+    before === undefined ||
+    after === null ||
+    after === undefined ||
+    result.requests.total === 0
+      ? null
+      : (after - before) / result.requests.total;
+  return {
+    postgresUs: perRequest(serversBefore?.postgres, serversAfter?.postgres),
+    redisUs: perRequest(serversBefore?.redis, serversAfter?.redis),
+    clientUs: (client.user + client.system) / Math.max(1, result.requests.total),
+    cpuUs: perRequest(cpuBefore, cpuAfter),
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    ok: warm['2xx'] + result['2xx'],
+    rssMb: peakRss,
+  };
+}
+
+export const median = (values: number[]) =>
+  [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] as number;
+const medianOrNull = (values: (number | null)[]) =>
+  values.some((v) => v === null) ? null : median(values as number[]);
+const maxOrNull = (values: (number | null)[]) =>
+  values.some((v) => v === null) ? null : Math.max(...(values as number[]));
+
+/** Medians over rounds (CPU and latency), the most memory any round saw, every refusal counted. */
+export function summarise(runs: Figures[]): Figures {
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    ok: runs.reduce((sum, r) => sum + r.ok, 0),
+    cpuUs: medianOrNull(runs.map((r) => r.cpuUs)),
+    postgresUs: medianOrNull(runs.map((r) => r.postgresUs)),
+    redisUs: medianOrNull(runs.map((r) => r.redisUs)),
+    clientUs: median(runs.map((r) => r.clientUs)),
+    rssMb: maxOrNull(runs.map((r) => r.rssMb)),
+  };
+}
+
+export function line(name: string, f: Figures): string {
+  const cpu = f.cpuUs === null ? '' : `   cpu ${f.cpuUs.toFixed(0).padStart(4)} µs/req`;
+  const rss = f.rssMb === null ? '' : `   rss ${f.rssMb.toFixed(0)} MB`;
+  return `${name.padEnd(34)} ${f.rps.toFixed(0).padStart(8)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms   non-2xx ${f.non2xx}${cpu}${rss}`;
+}
+
+export interface Audit {
+  after: string;
+  clean: boolean;
+  wallets: number;
+  entries: number;
+  mismatches: number;
+}
+
+/**
+ * The ledger audit of the store the service writes to, through its own connection: every wallet's
+ * balance equal to the sum of its entries, none negative.
+ */
+export async function auditStore(databaseUrl: string, after: string): Promise<Audit> {
+  const store: Store = isPostgresUrl(databaseUrl)
+    ? new PostgresStore(databaseUrl)
+    : new SqliteStore(databaseUrl);
+  try {
+    const audit = await store.auditLedger();
+    return {
+      after,
+      clean: audit.mismatches.length === 0,
+      wallets: audit.wallets,
+      entries: audit.entries,
+      mismatches: audit.mismatches.length,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+export function auditLine(audit: Audit): string {
+  return audit.clean
+    ? `ledger audit after ${audit.after}: clean (${audit.wallets} wallets, ${audit.entries} entries)`
+    : `warning: ledger audit after ${audit.after}: ${audit.mismatches} wallets whose balance is not the sum of their entries`;
+}
+
+export const RESULTS_FILE = 'bench/results/latest.json';
+
+/** The machine a run measured on, recorded beside its figures. */
+export function machine(): { cpus: number; cpuModel: string; node: string; platform: string } {
+  const all = cpus();
+  return {
+    cpus: all.length,
+    cpuModel: all[0]?.model.trim() ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+/** Replaces one section (sqlite, postgres, grow) of the results file, keeping the others. */
+export function saveResults(section: string, value: unknown): void {
+  mkdirSync('bench/results', { recursive: true });
+  const all = existsSync(RESULTS_FILE)
+    ? (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Record<string, unknown>)
+    : {};
+  all[section] = value;
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(all, null, 2)}\n`);
+}
