@@ -1,15 +1,19 @@
 /**
  * The real public files the importer tests read (shared/data/real, kept beside the repository and never
- * copied into it). Found in the nearest folder above the repository that holds `shared/data/real`, or
- * where TMD_REAL_DATA says; a test that needs them fails when they are nowhere.
+ * copied into it). Found in the nearest folder above the repository that holds `shared/data/real`, else
+ * above the repository a clone was made from, or where TMD_REAL_DATA says; a test that needs them fails
+ * when they are nowhere.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-function find(): string | null {
-  if (process.env.TMD_REAL_DATA) return resolve(process.env.TMD_REAL_DATA);
-  let dir = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const repository = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+/** The nearest `shared/data/real` in `start` or a folder above it. */
+function above(start: string): string | null {
+  let dir = start;
   for (;;) {
     const candidate = join(dir, 'shared', 'data', 'real');
     if (existsSync(candidate)) return candidate;
@@ -17,6 +21,26 @@ function find(): string | null {
     if (parent === dir) return null;
     dir = parent;
   }
+}
+
+/** A clone made from a repository on this machine: the folder it was cloned from. */
+function clonedFrom(): string | null {
+  try {
+    const url = execFileSync('git', ['remote', 'get-url', 'origin'], {
+      cwd: repository,
+      encoding: 'utf8',
+    }).trim();
+    const path = url.startsWith('file://') ? fileURLToPath(url) : url;
+    return isAbsolute(path) && existsSync(path) ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+function find(): string | null {
+  if (process.env.TMD_REAL_DATA) return resolve(process.env.TMD_REAL_DATA);
+  const origin = clonedFrom();
+  return above(repository) ?? (origin ? above(origin) : null);
 }
 
 /** The folder of the real files, with a trailing separator. Throws, naming what was looked for, when missing. */
