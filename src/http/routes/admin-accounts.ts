@@ -5,17 +5,8 @@ import { ledgerEntryOut as entryOut, presentLedgerEntry } from '../../views/ledg
 import { bodyCodes, problems } from '../schemas.ts';
 import type { AdminRoutes } from './admin-guard.ts';
 
-export function registerAdminAccountRoutes({
-  app,
-  deps,
-  config,
-  onRequest,
-  security,
-  adminRefusals,
-  tags,
-  accountParams,
-  audit,
-}: AdminRoutes): void {
+export function registerAdminAccountRoutes(admin: AdminRoutes): void {
+  const { app, deps, config, onRequest, security, adminRefusals, tags, accountParams, audit } = admin;
   const { operator } = deps;
   const present = (view: AccountView) => presentAccountView(deps.config, view, deps.now());
   app.post(

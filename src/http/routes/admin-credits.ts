@@ -1,26 +1,15 @@
 import { z } from 'zod';
 import { formatMicros } from '../../domain/money.ts';
-import { type AccountView, creditKinds, tokenAmount } from '../../domain/operator.ts';
+import { creditKinds, tokenAmount } from '../../domain/operator.ts';
 import { AppError } from '../../errors.ts';
-import { presentAccountView } from '../../views/accounts.ts';
 import { label, tokens } from '../../views/common.ts';
 import { ledgerEntryOut as entryOut, presentLedgerEntry } from '../../views/ledger.ts';
 import { bodyCodes, problems } from '../schemas.ts';
 import type { AdminRoutes } from './admin-guard.ts';
 
-export function registerAdminCreditRoutes({
-  app,
-  deps,
-  config,
-  onRequest,
-  security,
-  adminRefusals,
-  tags,
-  accountParams,
-  audit,
-}: AdminRoutes): void {
+export function registerAdminCreditRoutes(admin: AdminRoutes): void {
+  const { app, deps, config, onRequest, security, adminRefusals, tags, accountParams, audit } = admin;
   const { operator } = deps;
-  const _present = (view: AccountView) => presentAccountView(deps.config, view, deps.now());
   app.post(
     '/api/v1/admin/accounts/:id/credits',
     {

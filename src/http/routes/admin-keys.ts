@@ -1,25 +1,14 @@
 import { z } from 'zod';
 import { formatMicros } from '../../domain/money.ts';
-import { type AccountView, capAmount } from '../../domain/operator.ts';
-import { presentAccountView } from '../../views/accounts.ts';
+import { capAmount } from '../../domain/operator.ts';
 import { keyExpiry, label } from '../../views/common.ts';
 import { issuedKeyOut, keyOut, presentKey } from '../../views/keys.ts';
 import { bodyCodes, problems } from '../schemas.ts';
 import type { AdminRoutes } from './admin-guard.ts';
 
-export function registerAdminKeyRoutes({
-  app,
-  deps,
-  config,
-  onRequest,
-  security,
-  adminRefusals,
-  tags,
-  accountParams,
-  audit,
-}: AdminRoutes): void {
+export function registerAdminKeyRoutes(admin: AdminRoutes): void {
+  const { app, deps, config, onRequest, security, adminRefusals, tags, accountParams, audit } = admin;
   const { operator } = deps;
-  const _present = (view: AccountView) => presentAccountView(deps.config, view, deps.now());
   app.post(
     '/api/v1/admin/accounts/:id/keys',
     {
