@@ -9,7 +9,7 @@ import { burnedThisMonth, type MeterDeps, tierOf } from './metering.ts';
 import { MICROS_PER_TOKEN } from './money.ts';
 import { type Entitlements, entitlementsOf } from './packages.ts';
 import { nextTier } from './pricing.ts';
-import { summarizeUsage, type UsageSummary } from './usage-summary.ts';
+import { summarizeUsage, type UsageSummary, usageScope } from './usage-summary.ts';
 
 export interface AccountSnapshot {
   caller: Caller;
@@ -64,11 +64,7 @@ export class Accounts {
     cursor: string | undefined,
     limit: number,
   ): Promise<{ events: UsageEvent[]; nextCursor: string | null }> {
-    const scope = caller.account
-      ? { accountId: caller.account.id }
-      : caller.key
-        ? { keyId: caller.key.id }
-        : null;
+    const scope = usageScope(caller);
     if (!scope) throw new AppError('forbidden', 'No usage to show for this credential.');
     if (cursor !== undefined && !/^[1-9]\d{0,17}$/.test(cursor)) {
       throw new AppError(

@@ -3,10 +3,12 @@
  * and each imported dataset's provenance and freshness. Their rows are made per read (they change with
  * every read and import) and paged like stored rows; the other system/* datasets stay sample data.
  */
+
 import type { Row, RowQuery } from '../catalog/types.ts';
 import type { ImportRun, Store, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { formatMicros } from './money.ts';
+import { usageScope } from './usage-summary.ts';
 
 export const recordDatasets = new Set([
   'system/api-usage',
@@ -26,11 +28,7 @@ const day = (t: string | null) => (t === null ? null : t.slice(0, 10));
 /** The caller's own usage by hour, dataset and face: never another account's (or key's) events. */
 async function apiUsage(store: Store, caller: Caller | undefined): Promise<Row[]> {
   if (!caller) return [];
-  const scope = caller.account
-    ? { accountId: caller.account.id }
-    : caller.key
-      ? { keyId: caller.key.id }
-      : null;
+  const scope = usageScope(caller);
   if (!scope) return [];
   const groups = new Map<string, { row: Row; requests: number; burned: bigint }>();
   let before: string | null = null;

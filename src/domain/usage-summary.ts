@@ -30,6 +30,11 @@ export interface UsageSummary {
 const zeroByChannel = <T>(zero: T): Record<Channel, T> => ({ rest: zero, mcp: zero, terminal: zero });
 
 /** Usage of the last `days` UTC days (today included), for the caller's account or own key. */
+/** Whose usage a caller sees: its account's (every key), or an account-less sandbox key's own; null for none. */
+export function usageScope(caller: Caller): { accountId: string } | { keyId: string } | null {
+  return caller.account ? { accountId: caller.account.id } : caller.key ? { keyId: caller.key.id } : null;
+}
+
 export async function summarizeUsage(
   store: Pick<Store, 'listUsage'>,
   caller: Caller,
@@ -37,11 +42,7 @@ export async function summarizeUsage(
   days: number,
   topCount = 10,
 ): Promise<UsageSummary> {
-  const scope = caller.account
-    ? { accountId: caller.account.id }
-    : caller.key
-      ? { keyId: caller.key.id }
-      : null;
+  const scope = usageScope(caller);
   if (!scope) throw new AppError('forbidden', 'No usage to show for this credential.');
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   const since = today - (days - 1) * DAY_MS;
