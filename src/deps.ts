@@ -233,9 +233,10 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     now,
     cursors: new CursorCodec(derive(secret, 'cursor')),
   });
-  const recipes = new Recipes(reads);
+  const meterDeps = { store, charges, observer: metrics.meterObserver, pricing, now };
+  const recipes = new Recipes(reads, meterDeps);
   const accounts = new Accounts({ store, pricing, now, config });
-  const exports = new DataExports({ config, reads });
+  const exports = new DataExports({ config, reads, meter: meterDeps });
   const imports = new DataImports({ store, catalog, now, onImported: (dataset) => reads.forget(dataset) });
   const analyses = new Analyses({
     store,

@@ -53,7 +53,7 @@ export class Accounts {
       next: next
         ? { tier: next, tokensNeededMicros: BigInt(next.min_tokens) * MICROS_PER_TOKEN - burnedMicros }
         : null,
-      limits: limitsFor(this.#deps.config, this.#deps, fresh, now),
+      limits: limitsFor(this.#deps.config, this.#deps.pricing, fresh, now),
       entitlements: caller.account ? entitlementsOf(this.#deps.config, caller.account) : null,
     };
   }

@@ -10,7 +10,7 @@ import { AppError } from '../errors.ts';
 import type { RowSource, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { credentialKinds, kindLabel } from './credential-kinds.ts';
-import { type Metered, meter } from './metering.ts';
+import { type MeterDeps, type Metered, meter } from './metering.ts';
 import { tokensToMicros } from './money.ts';
 import { entitlementsOf, exportPackages } from './packages.ts';
 import { utcMonth } from './pricing.ts';
@@ -38,6 +38,8 @@ export function exportUnits(rows: number): number {
 export interface ExportDeps {
   config: ServiceFile;
   reads: DataReads;
+  /** The metered path's store and clock: the charge, its refund and the pages streamed. */
+  meter: MeterDeps;
 }
 
 export class DataExports {
@@ -75,14 +77,14 @@ export class DataExports {
    */
   async start(caller: Caller, requestId: string, key: string): Promise<Metered<ExportPlan>> {
     this.assertEntitled(caller);
-    const { reads } = this.#deps;
+    const { reads, meter: meterDeps } = this.#deps;
     const entry = reads.resolve(key);
     const source = await reads.ensureRows(entry);
-    const rows = (await reads.meterDeps.store.datasetSource(entry.dataset.key))?.rows ?? 0;
+    const rows = (await meterDeps.store.datasetSource(entry.dataset.key))?.rows ?? 0;
     const units = exportUnits(rows);
-    const chargedAt = reads.meterDeps.now();
+    const chargedAt = meterDeps.now();
     return meter(
-      reads.meterDeps,
+      meterDeps,
       caller,
       requestId,
       `export:${entry.key}`,
@@ -107,7 +109,7 @@ export class DataExports {
   ): Promise<void> {
     const burnedMicros = started.cost.burnedMicros;
     if (burnedMicros <= 0n) return;
-    const { store, now } = this.#deps.reads.meterDeps;
+    const { store, now } = this.#deps.meter;
     const { entry, units, chargedAt } = started.value;
     const at = now();
     await store.credit({
@@ -142,7 +144,7 @@ export class DataExports {
    * row comes with its stored CSV line where there is one (`storedCsvLines`).
    */
   async *pages(entry: CatalogEntry, options: { csv?: boolean } = {}): AsyncGenerator<StoredRow[]> {
-    const store = this.#deps.reads.meterDeps.store;
+    const store = this.#deps.meter.store;
     let after: { t: string; id: number } | undefined;
     for (;;) {
       const page = await store.queryRows({

@@ -2,8 +2,9 @@
 import type { ServiceFile } from '../config.ts';
 import type { Caller } from './caller.ts';
 import { credentialKinds } from './credential-kinds.ts';
-import { type MeterDeps, tierOf } from './metering.ts';
+import { tierOf } from './metering.ts';
 import { packageOf } from './packages.ts';
+import type { Pricing } from './pricing.ts';
 
 export interface CallerLimits {
   per_minute: number;
@@ -12,7 +13,7 @@ export interface CallerLimits {
   ip_fence: boolean;
 }
 
-export function limitsFor(config: ServiceFile, deps: MeterDeps, caller: Caller, now: number): CallerLimits {
+export function limitsFor(config: ServiceFile, pricing: Pricing, caller: Caller, now: number): CallerLimits {
   const policy = credentialKinds[caller.kind];
   if (policy.limits !== 'wallet') {
     const limits = config.limits[policy.limits];
@@ -24,7 +25,7 @@ export function limitsFor(config: ServiceFile, deps: MeterDeps, caller: Caller, 
     };
   }
   // Wallet keys and sessions: the better of the tier's and the package's per-minute limit.
-  const tier = tierOf(deps, caller, now);
+  const tier = tierOf({ pricing }, caller, now);
   const pkg = packageOf(config, caller.account);
   return {
     per_minute: Math.max(tier.rate_limit, pkg?.rate_limit_per_minute ?? 0),

@@ -113,7 +113,7 @@ export function burnedThisMonth(caller: Caller, now: number): bigint {
 }
 
 /** The tier that prices this caller's reads: sandbox keys are always level 1. */
-export function tierOf(deps: MeterDeps, caller: Caller, now: number) {
+export function tierOf(deps: Pick<MeterDeps, 'pricing'>, caller: Caller, now: number) {
   return tierFor(deps.pricing, credentialKinds[caller.kind].baseTierOnly ? 0n : burnedThisMonth(caller, now));
 }
 

@@ -3,11 +3,13 @@ import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import { type CursorCodec, planRead, type ReadParams } from '../catalog/read-plan.ts';
 import { generateSampleRows } from '../catalog/sample-data.ts';
 import type { Row } from '../catalog/types.ts';
+import type { Tier } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { importIdsOf } from '../store/import-port.ts';
 import type { DatasetSpan, ImportRun, RowSource, StoredPage, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { type Estimate, estimate, type MeterDeps, type Metered, meter } from './metering.ts';
+import { type PriceLine, priceList } from './price-list.ts';
 import { pageOfRecords, recordDatasets, recordRows } from './system-datasets.ts';
 
 interface ReadBase {
@@ -241,8 +243,9 @@ export class DataReads {
     return result as ReadResult & { rows: StoredRow[] };
   }
 
-  get meterDeps(): MeterDeps {
-    return this.#deps;
+  /** Every dataset priced for the caller now (GET /api/v1/me/prices). */
+  priceList(caller: Caller): Promise<{ tier: Tier; lines: PriceLine[] }> {
+    return priceList(this.#deps, caller);
   }
 
   /** What one read of this dataset would cost the caller now, and whether it would be refused. */

@@ -2,7 +2,7 @@
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import { AppError } from '../errors.ts';
 import type { Caller } from './caller.ts';
-import { type Estimate, estimate, type Metered, meter } from './metering.ts';
+import { type Estimate, estimate, type MeterDeps, type Metered, meter } from './metering.ts';
 import { type DataReads, parseRow } from './reads.ts';
 
 export const DOW30 = [
@@ -125,9 +125,11 @@ const isoSeconds = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`
 
 export class Recipes {
   readonly #reads: DataReads;
+  readonly #meter: MeterDeps;
 
-  constructor(reads: DataReads) {
+  constructor(reads: DataReads, meter: MeterDeps) {
     this.#reads = reads;
+    this.#meter = meter;
   }
 
   info(name: string): RecipeInfo {
@@ -157,7 +159,7 @@ export class Recipes {
       listCost: e.listCost,
       p0: e.p0,
     }));
-    return estimate(this.#reads.meterDeps, caller, `recipe:${name}`, items);
+    return estimate(this.#meter, caller, `recipe:${name}`, items);
   }
 
   async run(
@@ -182,7 +184,7 @@ export class Recipes {
     }
     const entries = this.#entries(recipe);
     const items = entries.map((e) => ({ label: e.key, listCost: e.listCost, p0: e.p0 }));
-    const deps = this.#reads.meterDeps;
+    const deps = this.#meter;
     if (name === 'calendar-tonight') {
       const tz = params.tz ?? 'America/New_York';
       if (!validTimeZone(tz)) {

@@ -49,7 +49,7 @@ export function admissionFor(
     windowMs: MINUTE_MS,
   } as const;
   if (!caller) return { now, windows: [fence] };
-  const limits = limitsFor(deps.config, deps.reads.meterDeps, caller, now);
+  const limits = limitsFor(deps.config, deps.pricing, caller, now);
   const subject = limitSubject(caller);
   if (limits.ip_fence) windows.push(fence);
   windows.push({

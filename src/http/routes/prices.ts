@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import type { Caller } from '../../domain/caller.ts';
 import { formatMicros } from '../../domain/money.ts';
-import { priceList } from '../../domain/price-list.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import type { Services } from '../../services.ts';
 import { tokens } from '../../views/common.ts';
@@ -50,7 +49,7 @@ export function registerPriceRoutes(app: TypedApp, deps: Services): void {
     },
     async (request) => {
       const caller = request.caller as Caller;
-      const { tier, lines } = await priceList({ ...deps.reads.meterDeps, catalog: deps.catalog }, caller);
+      const { tier, lines } = await deps.reads.priceList(caller);
       return {
         data: lines.map((line) => ({
           key: line.entry.key,
