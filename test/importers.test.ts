@@ -5,7 +5,9 @@
  */
 
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Row } from '../src/catalog/types.ts';
 import type { ImportFileInput } from '../src/domain/imports.ts';
@@ -104,6 +106,29 @@ describe('corrupted copies are refused, naming the line or path, and load nothin
       'ownership/insider-transactions',
       /line 49, column 35 \(in \/ownershipDocument\/nonDerivativeTable\/nonDerivativeTransaction\/transactionAmounts\): unexpected close tag/,
     );
+  });
+
+  test('a Form 4 nested deeper than 64 elements is refused at once, naming the line and path', async () => {
+    // 40,000 nested elements took saxes ten seconds (namespace lookups through every open element).
+    const dir = mkdtempSync(join(tmpdir(), 'tmd-deep-xml-'));
+    try {
+      const file = join(dir, 'deep.xml');
+      writeFileSync(
+        file,
+        `<ownershipDocument>\n${'<a>\n'.repeat(40_000)}${'</a>'.repeat(40_000)}</ownershipDocument>\n`,
+      );
+      const started = performance.now();
+      await refused(
+        { bytes: readFileSync(file), fileName: 'deep.xml', format: 'edgar-form4' },
+        'ownership/insider-transactions',
+        new RegExp(
+          `nests elements too deeply; nothing was imported\\.\\n  line 65, column 3 \\(in /ownershipDocument${'/a'.repeat(63)}\\): elements nested more than 64 deep`,
+        ),
+      );
+      assert.ok(performance.now() - started < 2000, 'refused without parsing the whole depth');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a truncated 13F table and a truncated submissions file are refused', async () => {

@@ -36,6 +36,12 @@ export function textAt(element: XmlElement | undefined, ...names: string[]): str
 }
 
 /**
+ * How deep elements may nest. saxes resolves namespaces through every open element, so each tag costs
+ * time in its depth and a deeply nested file takes quadratic time; the EDGAR documents nest a handful deep.
+ */
+export const MAX_XML_DEPTH = 64;
+
+/**
  * Parses the document, handing each element `collect` accepts to `onElement` once it closes, whole
  * (with its descendants). Elements outside a collected one are not kept. A malformed document throws
  * ImportError naming the line, column and the path of the element being read.
@@ -59,6 +65,11 @@ export function readXml(
     ]);
   });
   parser.on('opentag', (tag) => {
+    if (stack.length >= MAX_XML_DEPTH) {
+      throw new ImportError('The XML file nests elements too deeply; nothing was imported.', [
+        `${where()}: elements nested more than ${MAX_XML_DEPTH} deep`,
+      ]);
+    }
     const parent = stack.at(-1);
     const counts = parent?.counts ?? rootCounts;
     const local = tag.local ?? tag.name;
