@@ -517,3 +517,102 @@ describe('the assistant (built-in planner)', () => {
     assert.equal((await usageOf(server, wb.id)).length, 0);
   });
 });
+
+describe('an impossible date or range is a 400 or a question back, never a 500, and charges nothing', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  // Every balance equals the sum of its entries after every scenario.
+  afterEach(() => assertLedgerBalanced(server));
+  after(async () => {
+    await assertLedgerBalanced(server);
+    await server.close();
+  });
+
+  const impossible = (from: string): AnalysisSpec => ({
+    ...compare,
+    series: compare.series.map((s) => ({ ...s, from })),
+  });
+
+  test('the assistant asks back on an impossible date and reads, charges and saves nothing', async () => {
+    const wb = await workbench(server);
+    const before = await balanceOf(server, wb.terminal);
+    for (const [question, message] of [
+      ['AAPL since 2024-13-45', /There is no date 2024-13-45/],
+      ['yield curve on 2024-02-30', /There is no date 2024-02-30/],
+      ['AAPL last 99999999999 years', /The last 99999999999 years reach back/],
+    ] as const) {
+      const res = await server.request('POST', '/api/v1/assistant/ask', {
+        headers: bearer(wb.terminal),
+        body: { question },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.kind, 'clarify');
+      assert.match(res.json.message, message);
+      assert.equal(res.json.tokens_burned, '0');
+      assert.equal(res.json.reads, 0);
+    }
+    assert.equal(await balanceOf(server, wb.terminal), before);
+    assert.equal((await usageOf(server, wb.id)).length, 0);
+    const list = await server.request('GET', '/api/v1/analyses', { headers: bearer(wb.terminal) });
+    assert.equal(list.status, 200, list.text);
+    assert.equal(list.json.meta.count, 0);
+  });
+
+  test('save, edit and estimate with an impossible date: 400 invalid_request naming the field', async () => {
+    const wb = await workbench(server);
+    const saved = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(wb.terminal),
+      body: { name: 'ok', spec: compare },
+    });
+    assert.equal(saved.status, 201, saved.text);
+    for (const [method, path, body] of [
+      ['POST', '/api/v1/analyses', { name: 'bad', spec: impossible('2024-13-45') }],
+      ['PATCH', `/api/v1/analyses/${saved.json.id}`, { spec: impossible('2024-02-30') }],
+      ['POST', '/api/v1/analyses/estimate', { spec: impossible('2024-13-45') }],
+    ] as const) {
+      const res = await server.request(method, path, { headers: bearer(wb.terminal), body });
+      assert.equal(res.status, 400, `${method} ${path}: ${res.text}`);
+      assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
+      assert.equal(res.json.code, 'invalid_request');
+      assert.match(res.text, /is not a real date/);
+    }
+    const list = await server.request('GET', '/api/v1/analyses', { headers: bearer(wb.terminal) });
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(
+      list.json.data.map((a: { name: string }) => a.name),
+      ['ok'],
+    );
+    assert.equal((await usageOf(server, wb.id)).length, 0);
+  });
+
+  test('a stored analysis that no longer parses is left out of the list and named, not a 500', async () => {
+    const wb = await workbench(server);
+    const saved = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(wb.terminal),
+      body: { name: 'ok', spec: compare },
+    });
+    await server.deps.store.createAnalysis({
+      id: 'ana_broken',
+      accountId: wb.id,
+      name: 'broken',
+      spec: JSON.stringify(impossible('2024-13-45')),
+      transcript: null,
+      planner: null,
+      createdAt: 0,
+      updatedAt: 0,
+    });
+    const list = await server.request('GET', '/api/v1/analyses', { headers: bearer(wb.terminal) });
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(
+      list.json.data.map((a: { id: string }) => a.id),
+      [saved.json.id],
+    );
+    assert.equal(list.json.meta.count, 1);
+    assert.deepEqual(list.json.meta.unreadable, [{ id: 'ana_broken', name: 'broken' }]);
+    const one = await server.request('GET', '/api/v1/analyses/ana_broken', { headers: bearer(wb.terminal) });
+    assert.equal(one.status, 400, one.text);
+    assert.equal(one.json.code, 'invalid_request');
+  });
+});

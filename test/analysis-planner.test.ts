@@ -309,3 +309,20 @@ test('a plan takes well under 10 ms', async () => {
   const { user, system } = process.cpuUsage(started);
   assert.ok((user + system) / 100 < 10_000, `${(user + system) / 100} µs per plan`);
 });
+
+describe('the built-in planner asks back on an impossible date or range', () => {
+  for (const [question, message] of [
+    ['AAPL since 2024-13-45', 'There is no date 2024-13-45'],
+    ['yield curve on 2024-02-30', 'There is no date 2024-02-30'],
+    ['compare AAPL and MSFT from 2024-01-01 to 2023-12-31', 'The range 2024-01-01 to 2023-12-31 ends'],
+    ['AAPL last 99999999999 years', 'The last 99999999999 years reach back'],
+  ] as const) {
+    test(question, async () => {
+      const outcome = await planner.plan(question, noTools, TODAY);
+      assert.equal(outcome.kind, 'clarify', JSON.stringify(outcome));
+      if (outcome.kind !== 'clarify') return;
+      assert.ok(outcome.message.startsWith(message), outcome.message);
+      assert.deepEqual(outcome.candidates, []);
+    });
+  }
+});

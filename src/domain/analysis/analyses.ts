@@ -25,8 +25,8 @@ import {
   resultCsv,
   type StepProblem,
 } from './engine.ts';
-import type { Planner, PlannerTools, TranscriptEntry } from './planner.ts';
-import { type AnalysisSpec, analysisSpec } from './spec.ts';
+import type { Planner, PlannerTools, PlanOutcome, TranscriptEntry } from './planner.ts';
+import { type AnalysisSpec, analysisName, analysisSpec } from './spec.ts';
 import { cotNet, type Series, type Value } from './transforms.ts';
 
 /** The Workbench's fair use when a package record leaves a value out (docs/analyze.md#fair-use). */
@@ -158,6 +158,34 @@ function storeResult(result: RunResult): string {
   return JSON.stringify(result, (_key, value) => (typeof value === 'bigint' ? `${value}n` : value));
 }
 
+/**
+ * A name and spec checked against their schemas, as parsed; or 400 invalid_request listing every problem
+ * by path (`spec.series.0.from`). What is stored always parses again when it is read back.
+ */
+function parseAnalysis(input: { name?: unknown; spec?: unknown }): { name?: string; spec?: AnalysisSpec } {
+  const errors: { path: string; message: string }[] = [];
+  const out: { name?: string; spec?: AnalysisSpec } = {};
+  for (const [field, schema] of [
+    ['name', analysisName],
+    ['spec', analysisSpec],
+  ] as const) {
+    if (input[field] === undefined) continue;
+    const parsed = schema.safeParse(input[field]);
+    if (parsed.success) Object.assign(out, { [field]: parsed.data });
+    else
+      for (const issue of parsed.error.issues)
+        errors.push({ path: [field, ...issue.path].map(String).join('.'), message: issue.message });
+  }
+  if (errors.length > 0) {
+    throw new AppError(
+      'invalid_request',
+      `The analysis is invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}.`,
+      { errors },
+    );
+  }
+  return out;
+}
+
 function loadResult(json: string): RunResult {
   return JSON.parse(json, (_key, value) =>
     typeof value === 'string' && /^-?\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value,
@@ -206,11 +234,26 @@ export class Analyses {
     return { accountId: caller.account.id, fairUse: fairUseOf(sku) };
   }
 
+  /** A stored analysis; one that no longer parses (saved before a check it fails) is 400 invalid_request. */
   #toAnalysis(r: AnalysisRecord): Analysis {
+    let stored: unknown;
+    try {
+      stored = JSON.parse(r.spec);
+    } catch {
+      stored = null;
+    }
+    const parsed = analysisSpec.safeParse(stored);
+    if (!parsed.success) {
+      throw new AppError(
+        'invalid_request',
+        `Analysis ${r.id} as stored is not a valid analysis (${parsed.error.issues.map((i) => `${['spec', ...i.path].join('.')}: ${i.message}`).join('; ')}): replace its spec (PATCH) or delete it.`,
+        { analysis: r.id },
+      );
+    }
     return {
       id: r.id,
       name: r.name,
-      spec: analysisSpec.parse(JSON.parse(r.spec)),
+      spec: parsed.data,
       planner: r.planner,
       transcript: r.transcript === null ? null : (JSON.parse(r.transcript) as TranscriptEntry[]),
       createdAt: r.createdAt,
@@ -224,9 +267,20 @@ export class Analyses {
     return found;
   }
 
-  async list(caller: Caller): Promise<Analysis[]> {
+  /** The account's analyses; those stored that no longer parse are left out and named in `unreadable`. */
+  async list(caller: Caller): Promise<{ analyses: Analysis[]; unreadable: { id: string; name: string }[] }> {
     const { accountId } = this.entitlement(caller);
-    return (await this.#deps.store.listAnalyses(accountId)).map((r) => this.#toAnalysis(r));
+    const analyses: Analysis[] = [];
+    const unreadable: { id: string; name: string }[] = [];
+    for (const r of await this.#deps.store.listAnalyses(accountId)) {
+      try {
+        analyses.push(this.#toAnalysis(r));
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        unreadable.push({ id: r.id, name: r.name });
+      }
+    }
+    return { analyses, unreadable };
   }
 
   async get(caller: Caller, id: string): Promise<Analysis> {
@@ -244,13 +298,14 @@ export class Analyses {
     },
   ): Promise<Analysis> {
     const { accountId } = this.entitlement(caller);
-    checkSpec(input.spec, this.#deps.catalog);
+    const { name, spec } = parseAnalysis(input) as { name: string; spec: AnalysisSpec };
+    checkSpec(spec, this.#deps.catalog);
     const now = this.#deps.now();
     const record: AnalysisRecord = {
       id: newId('ana'),
       accountId,
-      name: input.name,
-      spec: JSON.stringify(input.spec),
+      name,
+      spec: JSON.stringify(spec),
       transcript: input.transcript ? JSON.stringify(input.transcript) : null,
       planner: input.planner ?? null,
       createdAt: now,
@@ -263,10 +318,11 @@ export class Analyses {
   /** Renames it and/or replaces its steps (the composer edits). */
   async update(caller: Caller, id: string, patch: { name?: string; spec?: AnalysisSpec }): Promise<Analysis> {
     const { accountId } = this.entitlement(caller);
-    if (patch.spec) checkSpec(patch.spec, this.#deps.catalog);
+    const parsed = parseAnalysis(patch);
+    if (parsed.spec) checkSpec(parsed.spec, this.#deps.catalog);
     const changed = await this.#deps.store.updateAnalysis(accountId, id, {
-      ...(patch.name !== undefined && { name: patch.name }),
-      ...(patch.spec !== undefined && { spec: JSON.stringify(patch.spec) }),
+      ...(parsed.name !== undefined && { name: parsed.name }),
+      ...(parsed.spec !== undefined && { spec: JSON.stringify(parsed.spec) }),
       updatedAt: this.#deps.now(),
     });
     if (!changed) throw new AppError('not_found', `No analysis ${id} in this account.`);
@@ -566,7 +622,10 @@ export class Analyses {
     const finishAsk = async (status: 'done' | 'failed', result: string | null) =>
       this.#deps.store.finishAnalysisRun(runId, { status, reads: budget.used, burnedMicros, result });
     try {
-      const outcome = await planner.plan(question, tools, today);
+      const planned = await planner.plan(question, tools, today);
+      // A planner's analysis is checked like one sent to POST /analyses before anything reads it: one
+      // that cannot run is a question back, never an error (a planner is not the caller's input).
+      const outcome = planned.kind === 'clarify' ? planned : this.#checkPlanned(planned);
       if (outcome.kind === 'clarify') {
         await finishAsk('done', null);
         return {
@@ -613,6 +672,24 @@ export class Analyses {
     } catch (error) {
       await finishAsk('failed', null);
       throw error;
+    }
+  }
+
+  /** A planned analysis with its name and spec as parsed, or the question back saying why it cannot run. */
+  #checkPlanned(
+    planned: Extract<PlanOutcome, { kind: 'analysis' }>,
+  ): Extract<PlanOutcome, { kind: 'analysis' }> | { kind: 'clarify'; message: string; candidates: [] } {
+    try {
+      const { name, spec } = parseAnalysis(planned) as { name: string; spec: AnalysisSpec };
+      checkSpec(spec, this.#deps.catalog);
+      return { ...planned, name, spec };
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      return {
+        kind: 'clarify',
+        message: `That question gave an analysis that cannot run (${error.message}) Ask it again another way.`,
+        candidates: [],
+      };
     }
   }
 

@@ -138,14 +138,26 @@ const DAY_MS = 86_400_000;
 
 const GENERIC_FIRST_WORDS = new Set(['home', 'american', 'international', 'united', 'general']);
 
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+/** YYYY-MM-DD of a time, or null past what a date of an analysis can name (years 0000 to 9999). */
+function isoDay(d: Date): string | null {
+  if (Number.isNaN(d.getTime())) return null;
+  const day = d.toISOString().slice(0, 10);
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) ? day : null;
 }
 
-function minusMonths(date: string, months: number): string {
+function addDays(date: string, days: number): string | null {
+  return isoDay(new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS));
+}
+
+function minusMonths(date: string, months: number): string | null {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCMonth(d.getUTCMonth() - months);
-  return d.toISOString().slice(0, 10);
+  return isoDay(d);
+}
+
+/** Whether a YYYY-MM-DD names a day of the calendar (not 2024-13-45 or 2024-02-30). */
+function isRealDate(date: string): boolean {
+  return isoDay(new Date(`${date}T00:00:00Z`)) === date;
 }
 
 interface Range {
@@ -154,6 +166,8 @@ interface Range {
   /** A single date (the curve "on" a date). */
   on?: string;
   phrase?: string;
+  /** Why the dates named cannot be read (an impossible date, a range ending before it starts). */
+  problem?: string;
 }
 
 /** The date range a question names, and the question with it taken out. */
@@ -188,12 +202,17 @@ function parseRange(text: string, today: string): { range: Range; rest: string }
       (m) => {
         const n = m[1] ? Number(m[1]) : 1;
         const unit = (m[2] as string).replace(/s$/, '');
-        range.from =
+        const from =
           unit === 'day'
             ? addDays(today, -n)
             : unit === 'week'
               ? addDays(today, -7 * n)
               : minusMonths(today, unit === 'month' ? n : 12 * n);
+        if (from === null) {
+          range.problem = `The last ${m[1] ?? ''} ${m[2]} reach back before any date there is: ask for a shorter span, e.g. "last 5 years".`;
+        } else {
+          range.from = from;
+        }
       },
     ) ||
     take(/\b(?:ytd|year to date)\b/, () => {
@@ -205,6 +224,12 @@ function parseRange(text: string, today: string): { range: Range; rest: string }
   take(new RegExp(`\\b(?:until|to|through) ${d}`), (m) => {
     range.to = m[1];
   });
+  const impossible = [range.from, range.to, range.on].find((date) => date !== undefined && !isRealDate(date));
+  if (impossible !== undefined) {
+    range.problem = `There is no date ${impossible}: write a day of the calendar as YYYY-MM-DD, e.g. 2024-01-31.`;
+  } else if (range.from !== undefined && range.to !== undefined && range.to < range.from) {
+    range.problem = `The range ${range.from} to ${range.to} ends before it starts: name the earlier date first.`;
+  }
   return { range, rest };
 }
 
@@ -314,6 +339,7 @@ export class BuiltInPlanner implements Planner {
     if (original.length === 0) throw new Clarify(`Ask a question about the data. ${FORMS}`);
     const lower = ` ${original.toLowerCase().replace(/[?!]/g, ' ').replace(/\s+/g, ' ')} `;
     const { range, rest } = parseRange(lower, today);
+    if (range.problem) throw new Clarify(range.problem);
     const window = this.#window(rest);
     const name = original.replace(/\s+/g, ' ').slice(0, 120);
 
@@ -753,7 +779,7 @@ export class BuiltInPlanner implements Planner {
           dataset: PLANNER_DATASETS.treasury,
           entity: {},
           field: 'par_yield',
-          from: addDays(on, -14),
+          from: addDays(on, -14) ?? on,
           to: on,
           label: 'Treasury par yields',
         },
@@ -794,7 +820,7 @@ export class BuiltInPlanner implements Planner {
     const dataset =
       classMatch.report === 'legacy' ? PLANNER_DATASETS.cotLegacy : PLANNER_DATASETS.cotDisaggregated;
     const weeks = window ?? 52;
-    const from = range.from ?? addDays(today, -7 * 52);
+    const from = range.from ?? addDays(today, -7 * 52) ?? today;
     const spec: AnalysisSpec = {
       series: [
         {

@@ -14,7 +14,11 @@ const name = z
 const date = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD')
-  .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'is not a real date');
+  // Never throws: an invalid Date's toISOString() would, and zod does not catch a refinement's throw.
+  .refine((v) => {
+    const d = new Date(`${v}T00:00:00Z`);
+    return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(v);
+  }, 'is not a real date');
 const window = z.int().min(1).max(2000);
 
 export const seriesSpec = z.strictObject({

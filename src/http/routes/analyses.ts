@@ -50,15 +50,31 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
         response: {
           200: z.object({
             data: z.array(analysisOut),
-            meta: z.object({ count: z.int(), planner: z.string() }),
+            meta: z.object({
+              count: z.int(),
+              planner: z.string(),
+              unreadable: z
+                .array(z.object({ id: z.string(), name: z.string() }))
+                .optional()
+                .describe(
+                  'Stored analyses left out because they no longer parse: replace their spec or delete them.',
+                ),
+            }),
           }),
           ...problems(...workbenchCodes),
         },
       },
     },
     async (request) => {
-      const list = await analyses.list(caller(request));
-      return { data: list.map(presentAnalysis), meta: { count: list.length, planner: analyses.plannerName } };
+      const { analyses: list, unreadable } = await analyses.list(caller(request));
+      return {
+        data: list.map(presentAnalysis),
+        meta: {
+          count: list.length,
+          planner: analyses.plannerName,
+          ...(unreadable.length > 0 && { unreadable }),
+        },
+      };
     },
   );
 
@@ -113,7 +129,7 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
         summary: 'One analysis',
         security,
         params,
-        response: { 200: analysisOut, ...problems(...workbenchCodes, 'not_found') },
+        response: { 200: analysisOut, ...problems(...workbenchCodes, 'not_found', 'invalid_request') },
       },
     },
     async (request) => presentAnalysis(await analyses.get(caller(request), request.params.id)),
