@@ -13,6 +13,7 @@ import {
   publicTestKey,
   sandboxKey,
   startServer,
+  TestClock,
   type TestServer,
 } from './helpers/server.ts';
 
@@ -614,5 +615,65 @@ describe('an impossible date or range is a 400 or a question back, never a 500, 
     const one = await server.request('GET', '/api/v1/analyses/ana_broken', { headers: bearer(wb.terminal) });
     assert.equal(one.status, 400, one.text);
     assert.equal(one.json.code, 'invalid_request');
+  });
+});
+
+describe('an early_bird account: a run is refused only where its reads would be', () => {
+  let server: TestServer;
+  before(async () => {
+    // Made in December 2025, before the early_bird cohort cutoff (2026-01-01).
+    server = await startServer({ clock: new TestClock(Date.parse('2025-12-15T10:00:00Z')) });
+  });
+  // Every balance equals the sum of its entries after every scenario.
+  afterEach(() => assertLedgerBalanced(server));
+  after(async () => {
+    await assertLedgerBalanced(server);
+    await server.close();
+  });
+
+  test('with 1 token the estimate and the run serve every read grandfathered at zero burn, as a single read', async () => {
+    const account = await operatorAccount(server, { tokens: 1 });
+    const set = await adminRequest(server, 'PUT', `/api/v1/admin/accounts/${account.id}/early-bird`, {
+      body: { early_bird: true },
+    });
+    assert.equal(set.status, 200, set.text);
+    server.clock.t = Date.parse('2026-11-21T15:00:00Z');
+    await server.deps.store.updateAccount(account.id, { packageId: 'workbench' });
+    const login = await server.request('POST', '/api/v1/auth/login', {
+      body: { email: account.email, password: account.password, client: 'terminal' },
+      headers: { 'x-forwarded-for': freshIp() },
+    });
+    const session = bearer(login.json.token);
+    const single = await server.request('GET', '/api/v1/estimate?dataset=stocks/prices', {
+      headers: session,
+    });
+    assert.equal(single.status, 200, single.text);
+    assert.equal(single.json.tokens_burned, '0');
+    const estimate = await server.request('POST', '/api/v1/analyses/estimate', {
+      headers: session,
+      body: { spec: compare },
+    });
+    assert.equal(estimate.status, 200, estimate.text);
+    assert.equal(estimate.json.would_refuse, null);
+    assert.equal(estimate.json.tokens_burned, '0');
+    assert.deepEqual(
+      estimate.json.reads.map((r: { tokens_burned: string }) => r.tokens_burned),
+      ['0', '0'],
+    );
+    const created = await server.request('POST', '/api/v1/analyses', {
+      headers: session,
+      body: { name: 'grandfathered', spec: compare },
+    });
+    const run = await server.request('POST', `/api/v1/analyses/${created.json.id}/run`, { headers: session });
+    assert.equal(run.status, 200, run.text);
+    assert.equal(run.json.tokens_burned, '0');
+    assert.deepEqual(
+      (await usageOf(server, account.id)).map((u) => [u.outcome, u.burnedMicros]),
+      [
+        ['grandfathered', 0n],
+        ['grandfathered', 0n],
+      ],
+    );
+    assert.equal(await balanceOf(server, login.json.token), '1');
   });
 });

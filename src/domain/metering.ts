@@ -150,7 +150,7 @@ function insufficient(required: bigint, balance: bigint): AppError {
 }
 
 /** Whether an early_bird session's read that the wallet cannot cover is served at zero burn. */
-function grandfathers(caller: Caller, options: MeterOptions): boolean {
+export function grandfathers(caller: Caller, options: MeterOptions): boolean {
   return (
     options.grandfather !== false &&
     credentialKinds[caller.kind].grandfathered &&

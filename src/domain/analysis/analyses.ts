@@ -12,7 +12,7 @@ import { AppError } from '../../errors.ts';
 import type { AnalysisRecord, AnalysisRunKind, Store } from '../../store/port.ts';
 import type { Caller } from '../caller.ts';
 import { credentialKinds, kindLabel } from '../credential-kinds.ts';
-import type { Estimate } from '../metering.ts';
+import { type Estimate, grandfathers } from '../metering.ts';
 import { formatMicros } from '../money.ts';
 import { packageOf } from '../packages.ts';
 import { type DataReads, projectRow } from '../reads.ts';
@@ -383,17 +383,27 @@ export class Analyses {
     const reads: ReadCost[] = [];
     let refusal: AppError | null = null;
     let balanceMicros = caller.wallet.balanceMicros;
+    // An early_bird session is never refused for its balance: as meter() does, each read the wallet
+    // left by the reads before it cannot cover is served at zero burn.
+    const grandfathered = grandfathers(caller, {});
+    let coverMicros: bigint | null = null;
     for (const plan of plans) {
       const one: Estimate = await this.#deps.reads.estimate(caller, plan.entry.key);
       balanceMicros = one.balanceMicros;
+      coverMicros ??= one.balanceMicros;
       if (one.refusal && one.refusal.code !== 'insufficient_tokens') refusal ??= one.refusal;
+      let burnMicros = one.burnMicros;
+      if (grandfathered) {
+        if (burnMicros > coverMicros) burnMicros = 0n;
+        coverMicros -= burnMicros;
+      }
       reads.push({
         series: plan.spec.id,
         dataset: plan.entry.key,
         entity: plan.spec.entity,
         field: plan.spec.field,
         costMicros: one.costMicros,
-        burnMicros: one.entitled ? (credentialKinds[caller.kind].notional ? 0n : one.costMicros) : 0n,
+        burnMicros,
       });
     }
     const costMicros = reads.reduce((sum, r) => sum + r.costMicros, 0n);
@@ -415,7 +425,7 @@ export class Analyses {
         fairUse.runs_per_day,
         now,
       );
-    } else if (!reuse && refusal === null && burnMicros > balanceMicros) {
+    } else if (!reuse && refusal === null && !grandfathered && burnMicros > balanceMicros) {
       refusal = new AppError(
         'insufficient_tokens',
         `This run costs ${formatMicros(burnMicros)} tokens and the wallet holds ${formatMicros(balanceMicros)}.`,
