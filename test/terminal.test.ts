@@ -229,6 +229,50 @@ describe('GET /api/v1/me/ledger', () => {
     assert.equal(formatMicros(sum), first.json.meta.balance);
   });
 
+  test('a page reads its entries and the newest, not the whole ledger', async () => {
+    const { key } = await walletAccount(server, 50);
+    for (let i = 0; i < 3; i++) {
+      await server.request('GET', '/api/v1/data/analytics/features?limit=1', { headers: bearer(key) });
+    }
+    const { store } = server.deps;
+    const whole = store.listEntries;
+    const pages: { limit: number }[] = [];
+    const paged = store.listEntriesPage;
+    store.listEntries = () => Promise.reject(new Error('the route loaded the whole ledger'));
+    store.listEntriesPage = (walletId, page) => {
+      pages.push({ limit: page.limit });
+      return paged.call(store, walletId, page);
+    };
+    try {
+      const first = await server.request('GET', '/api/v1/me/ledger?limit=2', { headers: bearer(key) });
+      assert.equal(first.status, 200, first.text);
+      const second = await server.request(
+        'GET',
+        `/api/v1/me/ledger?limit=2&cursor=${first.json.meta.next_cursor}`,
+        { headers: bearer(key) },
+      );
+      assert.equal(second.status, 200, second.text);
+      assert.deepEqual(
+        [...first.json.data, ...second.json.data].map((e: { amount: string; balance_after: string }) => [
+          e.amount,
+          e.balance_after,
+        ]),
+        [
+          ['-2', '44'],
+          ['-2', '46'],
+          ['-2', '48'],
+          ['50', '50'],
+        ],
+      );
+      assert.equal(second.json.meta.balance, '44', 'the balance now, on every page');
+      assert.equal(second.json.meta.next_cursor, null);
+      assert.deepEqual(pages, [{ limit: 3 }, { limit: 3 }, { limit: 1 }]);
+    } finally {
+      store.listEntries = whole;
+      store.listEntriesPage = paged;
+    }
+  });
+
   test('a cursor it did not give is refused', async () => {
     const { key } = await walletAccount(server, 1);
     const res = await server.request('GET', '/api/v1/me/ledger?cursor=abc', { headers: bearer(key) });

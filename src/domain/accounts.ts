@@ -88,8 +88,24 @@ export class Accounts {
     return this.#deps.store.listKeys(caller.account.id);
   }
 
-  /** The ledger entries of the caller's wallet, oldest first. */
-  async ledger(caller: Caller): Promise<LedgerEntry[]> {
-    return this.#deps.store.listEntries(caller.wallet.id);
+  /**
+   * One page of the caller's wallet entries, newest first, below the entry id `beforeId` (null: from the
+   * newest); `more` says whether older entries follow. `balanceMicros` is the balance the newest entry
+   * left (0 with none). Reads `limit + 1` entries and the newest one, never the whole ledger.
+   */
+  async ledgerPage(
+    caller: Caller,
+    page: { beforeId: string | null; limit: number },
+  ): Promise<{ entries: LedgerEntry[]; more: boolean; balanceMicros: bigint }> {
+    const { store } = this.#deps;
+    const walletId = caller.wallet.id;
+    const entries = await store.listEntriesPage(walletId, { beforeId: page.beforeId, limit: page.limit + 1 });
+    const more = entries.length > page.limit;
+    if (more) entries.length = page.limit;
+    const newest =
+      page.beforeId === null
+        ? entries[0]
+        : (await store.listEntriesPage(walletId, { beforeId: null, limit: 1 }))[0];
+    return { entries, more, balanceMicros: newest?.balanceAfterMicros ?? 0n };
   }
 }

@@ -288,6 +288,11 @@ export interface Store extends AnalysisStore, ImportStore {
    */
   keyBurnedSince(keyId: string, sinceMs: number): Promise<bigint>;
   listEntries(walletId: string): Promise<LedgerEntry[]>;
+  /**
+   * A wallet's entries newest first, keyset-paged: at most `limit` entries with ids below `beforeId`
+   * (all of them when null). Entry ids grow with time.
+   */
+  listEntriesPage(walletId: string, page: { beforeId: string | null; limit: number }): Promise<LedgerEntry[]>;
   /** Checks every wallet: its balance must equal the sum of its entries and never be negative. */
   auditLedger(): Promise<LedgerAudit>;
   sumEntries(walletId: string): Promise<bigint>;
@@ -310,6 +315,20 @@ export interface Store extends AnalysisStore, ImportStore {
     dataset: string,
     timeField: string,
     rows: readonly Row[],
+    source: RowSource,
+    csvColumns?: readonly string[],
+    options?: { ifLoadedAt?: number },
+  ): Promise<boolean>;
+  /**
+   * loadRows over rows that arrive in batches (a file read as it is parsed): one transaction around
+   * them all, so the dataset holds every row or, if the iterable throws, none (its rows are as they
+   * were). The batches are consumed in order; no more than one is held at a time. Returns what
+   * loadRows returns.
+   */
+  loadRowsStream(
+    dataset: string,
+    timeField: string,
+    batches: AsyncIterable<readonly Row[]>,
     source: RowSource,
     csvColumns?: readonly string[],
     options?: { ifLoadedAt?: number },

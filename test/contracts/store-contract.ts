@@ -839,6 +839,40 @@ export function runStoreContract(
           },
         );
       });
+
+      test("a wallet's ledger is listed newest first and keyset-paged, the same entries as the whole list", async () => {
+        const owner = await account(10n * M);
+        const other = await account(5n * M);
+        for (let i = 1; i <= 4; i++) {
+          await debit(owner.walletId, BigInt(i) * M, { accountId: owner.id, at: T0 + i });
+          await debit(other.walletId, 1n * M, { accountId: other.id, at: T0 + i });
+        }
+        const whole = await store.listEntries(owner.walletId);
+        assert.equal(whole.length, 5);
+        const newestFirst = [...whole].reverse();
+        const first = await store.listEntriesPage(owner.walletId, { beforeId: null, limit: 2 });
+        assert.deepEqual(first, newestFirst.slice(0, 2));
+        assert.deepEqual(
+          first.map((e) => e.balanceAfterMicros),
+          [0n, 4n * M],
+        );
+        const second = await store.listEntriesPage(owner.walletId, {
+          beforeId: first[1]?.id ?? null,
+          limit: 2,
+        });
+        assert.deepEqual(second, newestFirst.slice(2, 4));
+        const last = await store.listEntriesPage(owner.walletId, {
+          beforeId: second[1]?.id ?? null,
+          limit: 2,
+        });
+        assert.deepEqual(last, newestFirst.slice(4));
+        assert.equal(last[0]?.kind, 'topup');
+        assert.deepEqual(
+          await store.listEntriesPage(owner.walletId, { beforeId: last[0]?.id ?? null, limit: 2 }),
+          [],
+        );
+        assert.deepEqual(await store.listEntriesPage('wal_missing', { beforeId: null, limit: 2 }), []);
+      });
     });
 
     describe('dataset rows', () => {

@@ -58,18 +58,14 @@ export function registerLedgerRoutes(app: TypedApp, deps: Services): void {
         );
       }
       const caller = request.caller as Caller;
-      const entries = await deps.accounts.ledger(caller);
       // Entry ids grow with time; the cursor is the last id shown, compared as a number.
-      const older =
-        cursor === undefined ? entries : entries.filter((e) => BigInt(e.id) < BigInt(cursor as string));
-      const page = older.slice(-limit).reverse();
-      const balance = entries.at(-1)?.balanceAfterMicros ?? 0n;
+      const page = await deps.accounts.ledgerPage(caller, { beforeId: cursor ?? null, limit });
       return {
-        data: page.map(presentLedgerEntry),
+        data: page.entries.map(presentLedgerEntry),
         meta: {
-          count: page.length,
-          next_cursor: older.length > page.length ? (page.at(-1)?.id ?? null) : null,
-          balance: formatMicros(balance),
+          count: page.entries.length,
+          next_cursor: page.more ? (page.entries.at(-1)?.id ?? null) : null,
+          balance: formatMicros(page.balanceMicros),
         },
       };
     },

@@ -859,6 +859,18 @@ export class PostgresStore implements Store {
     ).map(entryFrom);
   }
 
+  async listEntriesPage(
+    walletId: string,
+    page: { beforeId: string | null; limit: number },
+  ): Promise<LedgerEntry[]> {
+    const before = page.beforeId === null ? '9223372036854775807' : BigInt(page.beforeId).toString();
+    const rows = await this.#rows(
+      'SELECT * FROM ledger_entries WHERE wallet_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
+      [walletId, before, page.limit],
+    );
+    return rows.map(entryFrom);
+  }
+
   async auditLedger(): Promise<LedgerAudit> {
     // One snapshot for all figures, so a debit committing meanwhile cannot show as a mismatch.
     return this.#tx(async (tx) => {

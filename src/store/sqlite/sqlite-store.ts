@@ -69,6 +69,8 @@ import { sqliteMigrations } from './migrations.ts';
 
 /** Prepared statements kept (see #stmt); the store's own fixed statements are a few dozen. */
 const MAX_STATEMENTS = 256;
+/** Above every row id: the keyset bound of a first page. */
+const MAX_ID = 9223372036854775807n;
 
 type Cell = SQLInputValue | undefined;
 type DbRow = Record<string, Cell>;
@@ -532,6 +534,19 @@ export class SqliteStore implements Store {
 
   async listEntries(walletId: string): Promise<LedgerEntry[]> {
     return this.#all('SELECT * FROM ledger_entries WHERE wallet_id = ? ORDER BY id', walletId).map(entryFrom);
+  }
+
+  async listEntriesPage(
+    walletId: string,
+    page: { beforeId: string | null; limit: number },
+  ): Promise<LedgerEntry[]> {
+    const before = page.beforeId === null ? MAX_ID : BigInt(page.beforeId);
+    return this.#all(
+      'SELECT * FROM ledger_entries WHERE wallet_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+      walletId,
+      before,
+      page.limit,
+    ).map(entryFrom);
   }
 
   async auditLedger(): Promise<LedgerAudit> {
