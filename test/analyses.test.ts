@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { AnalysisSpec } from '../src/domain/analysis/spec.ts';
+import type { DebitInput } from '../src/store/port.ts';
 import { adminRequest, balanceOf, freshIp, operatorAccount } from './helpers/operator.ts';
 import {
   assertLedgerBalanced,
@@ -675,5 +676,116 @@ describe('an early_bird account: a run is refused only where its reads would be'
       ],
     );
     assert.equal(await balanceOf(server, login.json.token), '1');
+  });
+});
+
+describe("a run against the key's spending caps: all of it or nothing", () => {
+  let server: TestServer;
+  /** Runs before a debit goes to the store: here, another read by the same key racing with a run. */
+  let beforeDebit: ((input: DebitInput) => Promise<void>) | null = null;
+  before(async () => {
+    server = await startServer({
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, property, receiver) {
+            if (property === 'debit') {
+              return async (input: DebitInput) => {
+                await beforeDebit?.(input);
+                return target.debit(input);
+              };
+            }
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
+    });
+  });
+  // Every balance equals the sum of its entries after every scenario.
+  afterEach(() => assertLedgerBalanced(server));
+  after(async () => {
+    await assertLedgerBalanced(server);
+    await server.close();
+  });
+
+  const four: AnalysisSpec = {
+    series: ['AAPL', 'MSFT', 'NVDA', 'TSLA'].map((symbol) => ({
+      id: symbol.toLowerCase(),
+      dataset: 'stocks/prices',
+      entity: { symbol },
+      field: 'close',
+    })),
+    steps: [],
+    outputs: [{ kind: 'line', values: ['aapl', 'msft', 'nvda', 'tsla'] }],
+  };
+
+  test('a run whose total passes the daily cap is refused by its estimate and before any read', async () => {
+    const wb = await workbench(server);
+    await server.deps.store.setKeyCaps(wb.keyId, { dailyCapMicros: 5_000_000n });
+    const estimate = await server.request('POST', '/api/v1/analyses/estimate', {
+      headers: bearer(wb.key),
+      body: { spec: four },
+    });
+    assert.equal(estimate.status, 200, estimate.text);
+    assert.equal(estimate.json.tokens_burned, '8');
+    assert.equal(estimate.json.would_refuse, 'spending_cap_reached');
+    const created = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(wb.key),
+      body: { name: 'four', spec: four },
+    });
+    const before = await server.deps.store.listEntries(wb.walletId);
+    const refused = await server.request('POST', `/api/v1/analyses/${created.json.id}/run`, {
+      headers: bearer(wb.key),
+    });
+    assert.equal(refused.status, 402, refused.text);
+    assert.equal(refused.json.code, 'spending_cap_reached');
+    assert.equal(refused.json.required_tokens, '8');
+    assert.equal((await usageOf(server, wb.id)).length, 0);
+    assert.deepEqual(await server.deps.store.listEntries(wb.walletId), before);
+  });
+
+  test('a run refused after some reads (a racing read took the cap) refunds them: no net charge', async () => {
+    const wb = await workbench(server);
+    await server.deps.store.setKeyCaps(wb.keyId, { dailyCapMicros: 5_000_000n });
+    const created = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(wb.key),
+      body: { name: 'two', spec: compare },
+    });
+    const balance = await balanceOf(server, wb.key);
+    beforeDebit = async (input) => {
+      if (input.usage.requestId !== 'run-raced.msft') return;
+      beforeDebit = null;
+      const raced = await server.request('GET', '/api/v1/data/stocks/prices?limit=1', {
+        headers: { ...bearer(wb.key), 'x-request-id': 'raced-read' },
+      });
+      assert.equal(raced.status, 200, raced.text);
+    };
+    const refused = await server.request('POST', `/api/v1/analyses/${created.json.id}/run`, {
+      headers: { ...bearer(wb.key), 'x-request-id': 'run-raced' },
+    });
+    assert.equal(refused.status, 402, refused.text);
+    assert.equal(refused.json.code, 'spending_cap_reached');
+    assert.match(refused.json.detail, /The run's 1 read already charged \(2 tokens\) was refunded\./);
+    const entries = (await server.deps.store.listEntries(wb.walletId)).filter(
+      (e) => e.kind !== 'monthly_credit',
+    );
+    assert.deepEqual(
+      entries.map((e) => [e.kind, e.amountMicros, e.requestId]).sort(),
+      [
+        ['burn', -2_000_000n, 'raced-read'],
+        ['burn', -2_000_000n, 'run-raced.aapl'],
+        ['refund', 2_000_000n, 'run-raced.aapl'],
+      ].sort(),
+    );
+    // Only the racing read, served, stays charged; the run's read is given back.
+    assert.equal(Number(await balanceOf(server, wb.key)), Number(balance) - 2);
+    const usage = await usageOf(server, wb.id);
+    assert.deepEqual(
+      usage.map((u) => [u.requestId, u.outcome, u.burnedMicros]).sort(),
+      [
+        ['raced-read', 'charged', 2_000_000n],
+        ['run-raced.aapl', 'charged', 2_000_000n],
+        ['run-raced.aapl', 'refunded', -2_000_000n],
+      ].sort(),
+    );
   });
 });

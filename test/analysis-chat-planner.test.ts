@@ -288,4 +288,39 @@ describe('the chat-completions planner', () => {
     assert.equal(res.headers.get('retry-after'), '5');
     assert.equal(await balanceOf(server, wb.terminal), '250000');
   });
+
+  test('a model that fails after its reads is a 503, and the reads it made are refunded', async () => {
+    const wb = await workbench();
+    model.script = [
+      {
+        calls: [
+          {
+            name: 'read_dataset',
+            arguments: '{"dataset":"stocks/prices","filters":{"symbol":"AAPL"},"limit":5}',
+          },
+        ],
+      },
+      // Then the script runs out: the model answers 500, the question fails.
+    ];
+    const res = await server.request('POST', '/api/v1/assistant/ask', {
+      headers: { ...bearer(wb.terminal), 'x-request-id': 'ask-failed' },
+      body: { question: 'compare AAPL and MSFT' },
+    });
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.json.code, 'service_unavailable');
+    assert.match(res.json.detail, /The question's 1 read already charged \(2\.7 tokens\) was refunded\./);
+    assert.equal(await balanceOf(server, wb.terminal), '250000');
+    const entries = (await server.deps.store.listEntries(wb.walletId)).filter(
+      (e) => e.kind !== 'monthly_credit',
+    );
+    assert.deepEqual(
+      entries.map((e) => [e.kind, e.amountMicros, e.requestId]),
+      [
+        ['burn', -2_700_000n, 'ask-failed.t1'],
+        ['refund', 2_700_000n, 'ask-failed.t1'],
+      ],
+    );
+    const usage = await server.deps.store.listUsage({ accountId: wb.id }, null, 10);
+    assert.deepEqual(usage.map((u) => u.outcome).sort(), ['charged', 'refunded']);
+  });
 });

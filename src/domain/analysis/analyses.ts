@@ -13,9 +13,11 @@ import type { AnalysisRecord, AnalysisRunKind, Store } from '../../store/port.ts
 import type { Caller } from '../caller.ts';
 import { credentialKinds, kindLabel } from '../credential-kinds.ts';
 import { type Estimate, grandfathers } from '../metering.ts';
-import { formatMicros } from '../money.ts';
+import { formatMicros, tokensToMicros } from '../money.ts';
 import { packageOf } from '../packages.ts';
+import { utcMonth } from '../pricing.ts';
 import { type DataReads, projectRow } from '../reads.ts';
+import { capThatWouldRefuse, spendingCapReached } from '../spending-caps.ts';
 import { checkSpec, type SeriesPlan } from './check.ts';
 import {
   type Computed,
@@ -136,6 +138,40 @@ export interface AnalysesDeps {
   builtInPlanner: Planner;
   /** The chat-completions planner, when the operator configured one; else the built-in answers. */
   chatPlanner?: Planner | null;
+}
+
+/** A read a run (or a question) was charged for: what a refund gives back if the run fails after it. */
+interface ChargedRead {
+  requestId: string;
+  dataset: string;
+  listCostMicros: bigint;
+  costMicros: bigint;
+  burnedMicros: bigint;
+  chargedAt: number;
+}
+
+/**
+ * One run's or question's reads: how many count against reads_per_run, those charged (refunded if it
+ * fails after them), and what was refunded already.
+ */
+interface RunBudget {
+  used: number;
+  charged: ChargedRead[];
+  refunded: { reads: number; micros: bigint };
+}
+
+const newBudget = (): RunBudget => ({ used: 0, charged: [], refunded: { reads: 0, micros: 0n } });
+
+/** The refusal (or failure) of a run, saying which of its reads were refunded. */
+function withRefunds(error: unknown, what: 'run' | 'question', refunded: RunBudget['refunded']): unknown {
+  if (!(error instanceof AppError) || refunded.reads === 0) return error;
+  const n = refunded.reads;
+  return new AppError(
+    error.code,
+    `${error.message} The ${what}'s ${n} read${n === 1 ? '' : 's'} already charged (${formatMicros(refunded.micros)} tokens) ${n === 1 ? 'was' : 'were'} refunded.`,
+    { ...error.extras, refunded_tokens: formatMicros(refunded.micros) },
+    error.headers,
+  );
 }
 
 const newId = (prefix: 'ana' | 'run') => `${prefix}_${randomBytes(12).toString('base64url')}`;
@@ -432,6 +468,11 @@ export class Analyses {
         { required_tokens: formatMicros(burnMicros), balance: formatMicros(balanceMicros) },
       );
     }
+    if (!reuse && refusal === null) {
+      // Each read's own estimate checks the key's caps for that read alone; the run burns them all.
+      const cap = await capThatWouldRefuse(this.#deps.store, caller.key, burnMicros, now);
+      if (cap) refusal = spendingCapReached(cap, burnMicros, now);
+    }
     return {
       reads,
       costMicros,
@@ -467,7 +508,7 @@ export class Analyses {
       }
     }
     const runId = await this.#begin(caller, accountId, fairUse, analysis.id, 'run', analysis.spec);
-    return this.#execute(caller, requestId, runId, analysis.id, analysis.spec, fairUse, { used: 0 });
+    return this.#execute(caller, requestId, runId, analysis.id, analysis.spec, fairUse, newBudget());
   }
 
   /** Starts a run (or a question) against the day's cap; refuses before anything is read. */
@@ -508,7 +549,11 @@ export class Analyses {
     return runId;
   }
 
-  /** Reads (metered) and computes; records the run's outcome. `budget` counts reads against reads_per_run. */
+  /**
+   * Reads (metered) and computes; records the run's outcome. `budget` counts reads against reads_per_run
+   * and collects the charged reads. A run that fails after some reads were charged refunds them: it
+   * served nothing. `finish`: a composer run, checked by #begin and recorded here; else a question's.
+   */
   async #execute(
     caller: Caller,
     requestId: string,
@@ -516,7 +561,7 @@ export class Analyses {
     analysisId: string | null,
     spec: AnalysisSpec,
     fairUse: FairUse,
-    budget: { used: number },
+    budget: RunBudget,
     finish = true,
   ): Promise<RunResult> {
     const plans = checkSpec(spec, this.#deps.catalog);
@@ -528,9 +573,15 @@ export class Analyses {
         null,
       );
     }
+    if (!finish) {
+      // A question's analysis: the whole of it against the balance and the key's caps before a read.
+      const estimate = await this.estimate(caller, { spec }, { reading: true });
+      if (estimate.refusal && estimate.refusal.code !== 'fair_use_limit') throw estimate.refusal;
+    }
     const startedAt = this.#deps.now();
     const reads: SeriesRead[] = [];
     const read = new Map<string, Computed>();
+    const charged: ChargedRead[] = [];
     let burnedMicros = 0n;
     try {
       for (const plan of plans) {
@@ -545,6 +596,16 @@ export class Analyses {
         });
         budget.used++;
         burnedMicros += metered.cost.burnedMicros;
+        if (metered.cost.burnedMicros > 0n) {
+          charged.push({
+            requestId: readId,
+            dataset: plan.entry.key,
+            listCostMicros: tokensToMicros(plan.entry.listCost),
+            costMicros: metered.cost.costMicros,
+            burnedMicros: metered.cost.burnedMicros,
+            chargedAt: startedAt,
+          });
+        }
         const rows = (metered.value.rows ?? []).map((r) => projectRow(r, plan.fields)).reverse();
         const computed = toComputed(plan, rows);
         read.set(plan.spec.id, computed);
@@ -562,6 +623,14 @@ export class Analyses {
         });
       }
     } catch (error) {
+      const refunded = await this.#refund(
+        caller,
+        charged,
+        `analysis run ${runId} failed after ${reads.length} reads`,
+      );
+      budget.refunded.reads += refunded.reads;
+      budget.refunded.micros += refunded.micros;
+      burnedMicros -= refunded.micros;
       if (finish) {
         await this.#deps.store.finishAnalysisRun(runId, {
           status: 'failed',
@@ -569,9 +638,11 @@ export class Analyses {
           burnedMicros,
           result: null,
         });
+        throw withRefunds(error, 'run', budget.refunded);
       }
       throw error;
     }
+    budget.charged.push(...charged);
     const { values, problems } = computeSteps(spec, read);
     const outputs = renderOutputs(spec, values, problems);
     const result: RunResult = {
@@ -617,7 +688,7 @@ export class Analyses {
     const { accountId, fairUse } = this.entitlement(caller);
     const planner = this.#deps.chatPlanner ?? this.#deps.builtInPlanner;
     const runId = await this.#begin(caller, accountId, fairUse, null, 'ask', null);
-    const budget = { used: 0 };
+    const budget = newBudget();
     let burnedMicros = 0n;
     let ran: { spec: AnalysisSpec; result: RunResult } | null = null;
     const tools = this.#tools(caller, requestId, runId, fairUse, budget, {
@@ -680,9 +751,56 @@ export class Analyses {
         reads: budget.used,
       };
     } catch (error) {
+      // Nothing was answered: every read the question was charged for is given back.
+      const refunded = await this.#refund(caller, budget.charged, `question ${runId} failed`);
+      budget.refunded.reads += refunded.reads;
+      budget.refunded.micros += refunded.micros;
+      burnedMicros -= refunded.micros;
       await finishAsk('failed', null);
-      throw error;
+      throw withRefunds(error, 'question', budget.refunded);
     }
+  }
+
+  /**
+   * Gives back the charges of reads a failed run or question made (as a failed export is refunded): a
+   * refund entry per read, referencing its request id, and the reversal of its usage event dated with the
+   * charge, so the key's caps and the month's burn no longer count it. The ledger stays append-only.
+   */
+  async #refund(
+    caller: Caller,
+    charged: readonly ChargedRead[],
+    detail: string,
+  ): Promise<{ reads: number; micros: bigint }> {
+    let micros = 0n;
+    for (const read of charged) {
+      await this.#deps.store.credit({
+        walletId: caller.wallet.id,
+        kind: 'refund',
+        amountMicros: read.burnedMicros,
+        at: this.#deps.now(),
+        requestId: read.requestId,
+        memo: `refund: ${detail}`,
+        reverses: {
+          month: utcMonth(read.chargedAt),
+          usage: {
+            requestId: read.requestId,
+            keyId: caller.key?.id ?? null,
+            accountId: caller.account?.id ?? null,
+            walletId: caller.wallet.id,
+            dataset: read.dataset,
+            channel: caller.channel,
+            listCostMicros: -read.listCostMicros,
+            costMicros: -read.costMicros,
+            burnedMicros: -read.burnedMicros,
+            outcome: 'refunded',
+            rows: 0,
+            at: read.chargedAt,
+          },
+        },
+      });
+      micros += read.burnedMicros;
+    }
+    return { reads: charged.length, micros };
   }
 
   /** A planned analysis with its name and spec as parsed, or the question back saying why it cannot run. */
@@ -709,7 +827,7 @@ export class Analyses {
     requestId: string,
     runId: string,
     fairUse: FairUse,
-    budget: { used: number },
+    budget: RunBudget,
     on: { onRead: (micros: bigint) => void; onRun: (spec: AnalysisSpec, result: RunResult) => void },
   ): PlannerTools {
     const { catalog, reads } = this.#deps;
@@ -749,7 +867,8 @@ export class Analyses {
             null,
           );
         }
-        const metered = await reads.read(caller, `${requestId}.t${++n}`, dataset, {
+        const readId = `${requestId}.t${++n}`;
+        const metered = await reads.read(caller, readId, dataset, {
           filters: Object.fromEntries(Object.entries(params.filters ?? {}).map(([k, v]) => [k, [v]])),
           from: params.from,
           to: params.to,
@@ -759,6 +878,16 @@ export class Analyses {
         // A read counts once served: a refused one (not found, not affordable) read nothing.
         budget.used++;
         on.onRead(metered.cost.burnedMicros);
+        if (metered.cost.burnedMicros > 0n) {
+          budget.charged.push({
+            requestId: readId,
+            dataset: metered.value.entry.key,
+            listCostMicros: tokensToMicros(metered.value.entry.listCost),
+            costMicros: metered.cost.costMicros,
+            burnedMicros: metered.cost.burnedMicros,
+            chargedAt: this.#deps.now(),
+          });
+        }
         return {
           rows: (metered.value.rows ?? []).map((r) => projectRow(r, metered.value.fields)),
           nextCursor: metered.value.nextCursor,
