@@ -134,6 +134,19 @@ describe('export', () => {
     assert.equal((await server.deps.store.auditLedger()).entries, before.entries, 'nothing charged');
   });
 
+  test("a system/* dataset made from the service's records is 400 before the charge, not its sample rows", async () => {
+    const pro = await operatorAccount(server, { pkg: 'pro' });
+    for (const dataset of ['system/api-usage', 'system/data-collection-log', 'system/sync-metadata']) {
+      const res = await server.request('GET', `/api/v1/export/${dataset}`, { headers: bearer(pro.key) });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.json.code, 'invalid_request');
+      assert.equal(res.json.dataset, dataset);
+      assert.match(res.json.detail, new RegExp(`read it page by page with GET /api/v1/data/${dataset}`));
+    }
+    assert.deepEqual(await server.deps.store.listUsage({ accountId: pro.id }, null, 5), []);
+    assert.equal(await server.deps.store.datasetSource('system/api-usage'), null, 'no sample rows made');
+  });
+
   test('sample data exports too, marked as sample; a small dataset is one block', async () => {
     const partner = await operatorAccount(server, { pkg: 'partner' });
     const res = await server.request('GET', '/api/v1/export/cftc/legacy_futures-facts', {

@@ -15,6 +15,7 @@ import { tokensToMicros } from './money.ts';
 import { entitlementsOf, exportPackages } from './packages.ts';
 import { utcMonth } from './pricing.ts';
 import type { DataReads } from './reads.ts';
+import { recordDatasets } from './system-datasets.ts';
 
 export const EXPORT_ROWS_PER_UNIT = 1000;
 const PAGE_ROWS = 1000;
@@ -79,6 +80,15 @@ export class DataExports {
     this.assertEntitled(caller);
     const { reads, meter: meterDeps } = this.#deps;
     const entry = reads.resolve(key);
+    if (recordDatasets.has(entry.dataset.key)) {
+      // Made per read from the service's records (the caller's usage, the import runs): there are no
+      // stored rows to stream, and the sample rows a stream would find are not the caller's records.
+      throw new AppError(
+        'invalid_request',
+        `${entry.key} is made from the service's own records for each read, so it has no bulk export: read it page by page with GET /api/v1/data/${entry.key}.`,
+        { dataset: entry.key },
+      );
+    }
     const source = await reads.ensureRows(entry);
     const rows = (await meterDeps.store.datasetSource(entry.dataset.key))?.rows ?? 0;
     const units = exportUnits(rows);

@@ -4,6 +4,7 @@
  * every read and import) and paged like stored rows; the other system/* datasets stay sample data.
  */
 
+import { createHash } from 'node:crypto';
 import type { Row, RowQuery } from '../catalog/types.ts';
 import type { ImportRun, Store, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
@@ -133,9 +134,41 @@ function jsonText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/**
+ * The fields that name a row of each record dataset whatever its figures are now: its id is derived from
+ * them, so keyset paging over a list made again for every read neither repeats nor skips a row.
+ */
+const naturalKeys: Readonly<Record<string, readonly string[]>> = {
+  'system/api-usage': ['hour', 'endpoint', 'method'],
+  // The message names the file, the dataset and the file's sha256.
+  'system/data-collection-log': ['run_at', 'collector', 'message'],
+  'system/collection-metadata': ['collection'],
+  'system/backfill-state': ['dataset_key'],
+  'system/sync-metadata': ['source_id'],
+};
+
+/**
+ * Ids from each row's natural key (a positive safe integer from its SHA-256): the same row has the same
+ * id on every read, wherever the list puts it. Rows with the same key are told apart by their order.
+ */
+function recordIds(dataset: string, rows: readonly Row[]): number[] {
+  const fields = naturalKeys[dataset];
+  const seen = new Map<string, number>();
+  return rows.map((row) => {
+    const key = JSON.stringify(fields ? fields.map((f) => row[f] ?? null) : row);
+    const occurrence = seen.get(key) ?? 0;
+    seen.set(key, occurrence + 1);
+    const digest = createHash('sha256')
+      .update(JSON.stringify([key, occurrence]))
+      .digest();
+    return digest.readUIntBE(0, 6) + 1;
+  });
+}
+
 /** Rows made in memory, paged as the store pages stored rows (filters, time bounds, order, keyset). */
 export function pageOfRecords(rows: readonly Row[], timeField: string, q: RowQuery): StoredRow[] {
-  const withIds = rows.map((row, i) => ({ id: i + 1, t: String(row[timeField] ?? ''), row }));
+  const ids = recordIds(q.dataset, rows);
+  const withIds = rows.map((row, i) => ({ id: ids[i] as number, t: String(row[timeField] ?? ''), row }));
   const kept = withIds.filter(({ t, id, row }) => {
     if (q.from !== undefined && t < q.from) return false;
     if (q.toExclusive !== undefined && t >= q.toExclusive) return false;
