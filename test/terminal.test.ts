@@ -340,6 +340,41 @@ describe('GET /api/v1/me/usage/summary', () => {
     const bad = await server.request('GET', '/api/v1/me/usage/summary?days=91', { headers: bearer(key) });
     assert.equal(bad.status, 400);
   });
+
+  test('the summary and system/api-usage are summed by the store, not paged through event by event', async () => {
+    const { key } = await walletAccount(server, 100);
+    for (let i = 0; i < 3; i++) {
+      await server.request('GET', '/api/v1/data/analytics/features?limit=1', { headers: bearer(key) });
+    }
+    const { store } = server.deps;
+    const listUsage = store.listUsage;
+    store.listUsage = () => Promise.reject(new Error('the events were paged through one by one'));
+    try {
+      const summary = await server.request('GET', '/api/v1/me/usage/summary?days=1', {
+        headers: bearer(key),
+      });
+      assert.equal(summary.status, 200, summary.text);
+      assert.deepEqual(summary.json.days[0].reads, { rest: 3, mcp: 0, terminal: 0 });
+      assert.deepEqual(summary.json.top_datasets, [
+        { dataset: 'analytics/features', tokens_burned: '6', reads: 3 },
+      ]);
+      assert.equal(summary.json.partial, false);
+      const usage = await server.request('GET', '/api/v1/data/system/api-usage?limit=10', {
+        headers: bearer(key),
+      });
+      assert.equal(usage.status, 200, usage.text);
+      assert.deepEqual(
+        usage.json.data.map((r: { endpoint: string; method: string; requests: number }) => [
+          r.endpoint,
+          r.method,
+          r.requests,
+        ]),
+        [['analytics/features', 'GET', 3]],
+      );
+    } finally {
+      store.listUsage = listUsage;
+    }
+  });
 });
 
 describe('GET /api/v1/catalog/{domain}/{name}/entities', () => {

@@ -31,25 +31,20 @@ async function apiUsage(store: Store, caller: Caller | undefined): Promise<Row[]
   if (!caller) return [];
   const scope = usageScope(caller);
   if (!scope) return [];
+  // The newest events summed by the store per hour, dataset and channel, newest first; REST and the
+  // Terminal's reads are both GET, so their sums meet here.
+  const { sums } = await store.sumUsage(scope, { sinceMs: 0, bucketMs: HOUR_MS, limit: MAX_USAGE_EVENTS });
   const groups = new Map<string, { row: Row; requests: number; burned: bigint }>();
-  let before: string | null = null;
-  for (let seen = 0; seen < MAX_USAGE_EVENTS; ) {
-    const page = await store.listUsage(scope, before, 1000);
-    for (const u of page) {
-      const hour = iso(Math.floor(u.at / HOUR_MS) * HOUR_MS);
-      const endpoint = u.dataset.startsWith('recipe:') ? `recipe ${u.dataset.slice(7)}` : u.dataset;
-      const method = u.channel === 'mcp' ? 'MCP tools/call' : 'GET';
-      const id = JSON.stringify([hour, endpoint, method]);
-      const group = groups.get(id) ?? { row: { hour, endpoint, method }, requests: 0, burned: 0n };
-      // A refund is recorded as its burn negated: it lowers the hour's burn, not its requests.
-      if (u.outcome !== 'refunded') group.requests++;
-      group.burned += u.burnedMicros;
-      groups.set(id, group);
-    }
-    seen += page.length;
-    const last = page.at(-1);
-    if (!last || page.length < 1000) break;
-    before = last.id;
+  for (const sum of sums) {
+    const hour = iso(sum.bucketAt);
+    const endpoint = sum.dataset.startsWith('recipe:') ? `recipe ${sum.dataset.slice(7)}` : sum.dataset;
+    const method = sum.channel === 'mcp' ? 'MCP tools/call' : 'GET';
+    const id = JSON.stringify([hour, endpoint, method]);
+    const group = groups.get(id) ?? { row: { hour, endpoint, method }, requests: 0, burned: 0n };
+    // A refund is recorded as its burn negated: it lowers the hour's burn, not its requests.
+    group.requests += sum.served;
+    group.burned += sum.burnedMicros;
+    groups.set(id, group);
   }
   return [...groups.values()].map(({ row, requests, burned }) => ({
     ...row,

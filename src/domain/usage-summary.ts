@@ -3,13 +3,12 @@
  * datasets that took the most. Built from the same usage events GET /api/v1/me/usage pages through.
  */
 import { AppError } from '../errors.ts';
-import type { Store, UsageEvent } from '../store/port.ts';
+import type { Store } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import type { Channel } from './pricing.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const BATCH = 500;
-/** Enough for any Terminal user; past it the summary says it is partial rather than scan without end. */
+/** Enough for any Terminal user; past it the summary is of the newest events and says it is partial. */
 const MAX_EVENTS = 200_000;
 
 export interface UsageDay {
@@ -23,7 +22,7 @@ export interface UsageSummary {
   since: number;
   days: UsageDay[];
   top: { dataset: string; burnedMicros: bigint; reads: number }[];
-  /** The scan stopped at MAX_EVENTS: older days are incomplete. */
+  /** Only the newest MAX_EVENTS events in range were summed: older days are incomplete. */
   partial: boolean;
 }
 
@@ -36,7 +35,7 @@ export function usageScope(caller: Caller): { accountId: string } | { keyId: str
 }
 
 export async function summarizeUsage(
-  store: Pick<Store, 'listUsage'>,
+  store: Pick<Store, 'sumUsage'>,
   caller: Caller,
   now: number,
   days: number,
@@ -52,31 +51,24 @@ export async function summarizeUsage(
     byDay.set(date, { date, burnedMicros: zeroByChannel(0n), reads: zeroByChannel(0) });
   }
   const byDataset = new Map<string, { burnedMicros: bigint; reads: number }>();
-  let before: string | null = null;
-  let scanned = 0;
-  let partial = false;
-  scan: for (;;) {
-    const batch: UsageEvent[] = await store.listUsage(scope, before, BATCH);
-    for (const event of batch) {
-      if (event.at < since) break scan;
-      const day = byDay.get(new Date(event.at).toISOString().slice(0, 10));
-      if (day) {
-        day.burnedMicros[event.channel] += event.burnedMicros;
-        // A refund's event carries the burn negated: it takes the read back out of the count too.
-        day.reads[event.channel] += event.outcome === 'refunded' ? -1 : 1;
-      }
-      const sum = byDataset.get(event.dataset) ?? { burnedMicros: 0n, reads: 0 };
-      sum.burnedMicros += event.burnedMicros;
-      sum.reads += event.outcome === 'refunded' ? -1 : 1;
-      byDataset.set(event.dataset, sum);
+  // Summed by the store per day, dataset and channel: the events themselves never leave the database.
+  const { sums, more: partial } = await store.sumUsage(scope, {
+    sinceMs: since,
+    bucketMs: DAY_MS,
+    limit: MAX_EVENTS,
+  });
+  for (const sum of sums) {
+    // A refund's event carries the burn negated: it takes the read back out of the count too.
+    const reads = sum.served - sum.refunded;
+    const day = byDay.get(new Date(sum.bucketAt).toISOString().slice(0, 10));
+    if (day) {
+      day.burnedMicros[sum.channel] += sum.burnedMicros;
+      day.reads[sum.channel] += reads;
     }
-    scanned += batch.length;
-    if (batch.length < BATCH) break;
-    if (scanned >= MAX_EVENTS) {
-      partial = true;
-      break;
-    }
-    before = (batch.at(-1) as UsageEvent).id;
+    const total = byDataset.get(sum.dataset) ?? { burnedMicros: 0n, reads: 0 };
+    total.burnedMicros += sum.burnedMicros;
+    total.reads += reads;
+    byDataset.set(sum.dataset, total);
   }
   const top = [...byDataset]
     .map(([dataset, sum]) => ({ dataset, ...sum }))

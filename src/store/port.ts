@@ -116,6 +116,22 @@ export interface UsageEvent extends UsageInput {
   id: string;
 }
 
+/** Usage events summed by the store (`sumUsage`): one time bucket, dataset and channel. */
+export interface UsageSum {
+  /** `at` rounded down to a multiple of the bucket length. */
+  bucketAt: number;
+  dataset: string;
+  channel: Channel;
+  /** Events that are not refunds: reads served (and charged, notional or grandfathered). */
+  served: number;
+  /** Refund events: reads given back. */
+  refunded: number;
+  /** The sum of burns, refunds (negative) included. */
+  burnedMicros: bigint;
+  /** The id of the bucket's newest event. */
+  newestId: string;
+}
+
 export interface CreditInput {
   walletId: string;
   kind: Exclude<EntryKind, 'burn'>;
@@ -302,6 +318,15 @@ export interface Store extends AnalysisStore, ImportStore {
     beforeId: string | null,
     limit: number,
   ): Promise<UsageEvent[]>;
+  /**
+   * The newest `limit` usage events of an account (or key) at or after `sinceMs`, summed in the database
+   * per `bucketMs` of time, dataset and channel, newest bucket first; `more`: older events in range were
+   * left out.
+   */
+  sumUsage(
+    scope: { accountId: string } | { keyId: string },
+    query: { sinceMs: number; bucketMs: number; limit: number },
+  ): Promise<{ sums: UsageSum[]; more: boolean }>;
 
   /**
    * Loads a dataset's rows. `sample` loads only into an empty dataset (idempotent across processes);

@@ -17,6 +17,7 @@ import type {
   StoredRow,
   UsageEvent,
   UsageOutcome,
+  UsageSum,
   WalletRecord,
 } from './port.ts';
 
@@ -99,6 +100,18 @@ export function usageFrom(r: DbRow): UsageEvent {
     outcome: str(r.outcome) as UsageOutcome,
     rows: num(r.rows),
     at: num(r.at),
+  };
+}
+
+export function usageSumFrom(r: DbRow): UsageSum {
+  return {
+    bucketAt: num(r.bucket),
+    dataset: str(r.dataset),
+    channel: str(r.channel) as UsageSum['channel'],
+    served: num(r.served),
+    refunded: num(r.refunded),
+    burnedMicros: big(r.burned),
+    newestId: str(r.newest),
   };
 }
 

@@ -15,6 +15,7 @@ import {
   type PageQuery,
   type Store,
   type UsageInput,
+  type UsageSum,
 } from '../../src/store/port.ts';
 import { pageOfRows } from '../../src/store/rows.ts';
 import { analysisStoreCases } from './analysis-store-contract.ts';
@@ -837,6 +838,66 @@ export function runStoreContract(
             rows: 10,
             at: T0 + 6,
           },
+        );
+      });
+
+      test('usage is summed in the store by hour, dataset and channel, newest first, within a limit', async () => {
+        const H = 3_600_000;
+        const h0 = Math.floor(T0 / H) * H;
+        const owner = await account(100n * M);
+        const other = await account(100n * M);
+        const mine = { accountId: owner.id };
+        await debit(owner.walletId, 1n * M, { ...mine, at: h0 + 10 });
+        await debit(other.walletId, 9n * M, { accountId: other.id, at: h0 + 11 });
+        await debit(owner.walletId, 2n * M, { ...mine, channel: 'mcp', at: h0 + 20 });
+        await store.recordUsage(
+          usage(owner.walletId, { ...mine, burnedMicros: 0n, outcome: 'notional', at: h0 + H + 5 }),
+        );
+        await debit(owner.walletId, 3n * M, { ...mine, at: h0 + H + 6 });
+        await store.credit({
+          walletId: owner.walletId,
+          kind: 'refund',
+          amountMicros: 3n * M,
+          at: h0 + H + 7,
+          reverses: {
+            month: MONTH,
+            usage: usage(owner.walletId, {
+              ...mine,
+              listCostMicros: -2n * M,
+              costMicros: -3n * M,
+              burnedMicros: -3n * M,
+              outcome: 'refunded',
+              rows: 0,
+              at: h0 + H + 6,
+            }),
+          },
+        });
+        await debit(owner.walletId, 4n * M, { ...mine, dataset: 'fx/rates', at: h0 + 2 * H });
+        const shape = (sums: UsageSum[]) =>
+          sums.map((s) => [s.bucketAt - h0, s.dataset, s.channel, s.served, s.refunded, s.burnedMicros]);
+        const all = await store.sumUsage(mine, { sinceMs: 0, bucketMs: H, limit: 100 });
+        assert.deepEqual(shape(all.sums), [
+          [2 * H, 'fx/rates', 'rest', 1, 0, 4n * M],
+          [H, 'equities/stock-prices', 'rest', 2, 1, 0n],
+          [0, 'equities/stock-prices', 'mcp', 1, 0, 2n * M],
+          [0, 'equities/stock-prices', 'rest', 1, 0, 1n * M],
+        ]);
+        assert.equal(all.more, false);
+        const events = await store.listUsage(mine, null, 100);
+        assert.equal(all.sums[0]?.newestId, events[0]?.id, "a bucket's newest event");
+        const recent = await store.sumUsage(mine, { sinceMs: h0 + H, bucketMs: H, limit: 100 });
+        assert.deepEqual(shape(recent.sums), shape(all.sums).slice(0, 2));
+        assert.equal(recent.more, false);
+        const newestTwo = await store.sumUsage(mine, { sinceMs: 0, bucketMs: H, limit: 2 });
+        assert.deepEqual(shape(newestTwo.sums), [
+          [2 * H, 'fx/rates', 'rest', 1, 0, 4n * M],
+          [H, 'equities/stock-prices', 'rest', 0, 1, -3n * M],
+        ]);
+        assert.equal(newestTwo.more, true, 'older events were left out');
+        const byDay = await store.sumUsage(mine, { sinceMs: 0, bucketMs: 24 * H, limit: 100 });
+        assert.equal(
+          byDay.sums.reduce((n, s) => n + s.served - s.refunded, 0),
+          4,
         );
       });
 

@@ -51,6 +51,7 @@ import {
   type StoredRow,
   type UsageEvent,
   type UsageInput,
+  type UsageSum,
   type WalletRecord,
 } from '../port.ts';
 import {
@@ -67,6 +68,7 @@ import {
   pageOfRows,
   str,
   usageFrom,
+  usageSumFrom,
   walletColumns,
   walletFrom,
 } from '../rows.ts';
@@ -917,6 +919,30 @@ export class PostgresStore implements Store {
       [value, before, limit],
     );
     return rows.map(usageFrom);
+  }
+
+  async sumUsage(
+    scope: { accountId: string } | { keyId: string },
+    query: { sinceMs: number; bucketMs: number; limit: number },
+  ): Promise<{ sums: UsageSum[]; more: boolean }> {
+    const column = 'accountId' in scope ? 'account_id' : 'key_id';
+    const value = 'accountId' in scope ? scope.accountId : scope.keyId;
+    const rows = await this.#rows(
+      `SELECT (at / $1::bigint) * $1::bigint AS bucket, dataset, channel,
+              count(*) FILTER (WHERE outcome <> 'refunded')::int AS served,
+              count(*) FILTER (WHERE outcome = 'refunded')::int AS refunded,
+              sum(burned_micros)::text AS burned, max(id) AS newest
+         FROM (SELECT id, at, dataset, channel, outcome, burned_micros FROM usage_events
+                WHERE ${column} = $2 AND at >= $3 ORDER BY id DESC LIMIT $4) recent
+        GROUP BY bucket, dataset, channel
+        ORDER BY newest DESC`,
+      [query.bucketMs, value, query.sinceMs, query.limit],
+    );
+    const beyond = await this.#rows(
+      `SELECT 1 FROM usage_events WHERE ${column} = $1 AND at >= $2 ORDER BY id DESC LIMIT 1 OFFSET $3`,
+      [value, query.sinceMs, query.limit],
+    );
+    return { sums: rows.map(usageSumFrom), more: beyond.length > 0 };
   }
 
   async loadRows(

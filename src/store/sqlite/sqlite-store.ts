@@ -48,6 +48,7 @@ import {
   type StoredRow,
   type UsageEvent,
   type UsageInput,
+  type UsageSum,
   type WalletRecord,
 } from '../port.ts';
 import {
@@ -62,6 +63,7 @@ import {
   optStr,
   str,
   usageFrom,
+  usageSumFrom,
   walletColumns,
   walletFrom,
 } from '../rows.ts';
@@ -586,6 +588,36 @@ export class SqliteStore implements Store {
       before,
       limit,
     ).map(usageFrom);
+  }
+
+  async sumUsage(
+    scope: { accountId: string } | { keyId: string },
+    query: { sinceMs: number; bucketMs: number; limit: number },
+  ): Promise<{ sums: UsageSum[]; more: boolean }> {
+    const [column, value] = 'accountId' in scope ? ['account_id', scope.accountId] : ['key_id', scope.keyId];
+    // A bigint binds as an INTEGER, so the division rounds down; a number would bind as a REAL.
+    const bucketMs = BigInt(query.bucketMs);
+    const sums = this.#all(
+      `SELECT (at / ?) * ? AS bucket, dataset, channel,
+              SUM(outcome <> 'refunded') AS served, SUM(outcome = 'refunded') AS refunded,
+              SUM(burned_micros) AS burned, MAX(id) AS newest
+         FROM (SELECT id, at, dataset, channel, outcome, burned_micros FROM usage_events
+                WHERE ${column} = ? AND at >= ? ORDER BY id DESC LIMIT ?)
+        GROUP BY bucket, dataset, channel
+        ORDER BY newest DESC`,
+      bucketMs,
+      bucketMs,
+      value,
+      query.sinceMs,
+      query.limit,
+    ).map(usageSumFrom);
+    const beyond = this.#get(
+      `SELECT 1 AS found FROM usage_events WHERE ${column} = ? AND at >= ? ORDER BY id DESC LIMIT 1 OFFSET ?`,
+      value,
+      query.sinceMs,
+      query.limit,
+    );
+    return { sums, more: beyond !== undefined };
   }
 
   async loadRows(
