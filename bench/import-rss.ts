@@ -1,11 +1,12 @@
 /**
  * Peak memory of `tmd import` on a large CSV: generates an H.15-shaped file (ROWS rows, 1,000,000 by
- * default), imports it into a fresh SQLite database in a child process, and prints the child's peak
- * resident set size. Run: `node bench/import-rss.ts [rows]` on the project's Node.
+ * default), imports it into a fresh SQLite database in a child process run with the Node flags of
+ * `bin/tmd.ts` (its heap settings), and prints the child's peak resident set size. Run:
+ * `node bench/import-rss.ts [rows]` on the project's Node.
  */
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../src/tmd.ts';
@@ -61,9 +62,12 @@ if (process.argv[2] === '--child') {
     const file = join(dir, 'h15.csv');
     await generate(file, rows);
     console.log(`generated ${rows} rows, ${(statSync(file).size / 1e6).toFixed(1)} MB`);
+    // The flags on the command's first line (`#!/usr/bin/env -S node --flag ...`): what `tmd` runs with.
+    const shebang = readFileSync(new URL('../bin/tmd.ts', import.meta.url), 'utf8').split('\n')[0] ?? '';
+    const flags = shebang.split(' ').filter((word) => word.startsWith('--'));
     const child = spawnSync(
       process.execPath,
-      ['--disable-warning=ExperimentalWarning', new URL(import.meta.url).pathname, '--child', file, dir],
+      [...flags, new URL(import.meta.url).pathname, '--child', file, dir],
       { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
     );
     process.stdout.write(child.stdout);

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --disable-warning=ExperimentalWarning
+#!/usr/bin/env -S node --disable-warning=ExperimentalWarning --max-semi-space-size=8 --max-old-space-size=1536
 /** The `tmd` operator command: see src/cli/tmd.ts, or run `tmd help`. */
 import { text } from 'node:stream/consumers';
 import { runCli } from '../src/tmd.ts';

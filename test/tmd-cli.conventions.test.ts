@@ -80,10 +80,26 @@ test('a CSV import streams the file, shows progress on a terminal, and loads eve
   assert.equal(res.code, 0, res.stderr);
   assert.match(res.stderr, /\rtmd: read 50,000 rows \([\d.]+ MB\), [\d,]+ rows\/s, [\d.]+ s/);
   assert.match(res.stderr, /read 120,000 rows/);
-  assert.match(res.stderr, /tmd: loading 120,000 rows/);
+  assert.match(res.stderr, /\ntmd: loaded 120,000 rows in [\d.]+ s\n$/);
   assert.equal(JSON.parse(res.stdout).total_rows, 120_000);
   const quiet = await tmd(['import', 'macro/fed-h15-series', file, '--dry-run']);
   assert.equal(quiet.stderr, '', 'no progress when standard error is not a terminal');
+  assert.equal(JSON.parse(quiet.stdout).rows, 120_000);
+});
+
+test('a bad row after many loaded batches refuses the whole file: the dataset keeps its rows', async () => {
+  const good = join(server.dir, 'good.csv');
+  writeFileSync(good, header + Array.from({ length: 30 }, (_, i) => line(i)).join(''));
+  assert.equal((await tmd(['import', 'macro/fed-h15-series', good])).code, 0);
+  const file = join(server.dir, 'late-bad.csv');
+  const lines = Array.from({ length: 12_000 }, (_, i) => line(i, i === 11_000 ? 'n/a' : '4.25'));
+  writeFileSync(file, header + lines.join(''));
+  const res = await tmd(['import', 'macro/fed-h15-series', file]);
+  assert.equal(res.code, 1);
+  assert.match(res.stderr, /1 invalid value\(s\) in the file; nothing was imported/);
+  assert.match(res.stderr, /line 11002: column "value" -> value \(number\): "n\/a" is not a number/);
+  const source = await server.deps.store.datasetSource('macro/fed-h15-series');
+  assert.equal(source?.rows, 30, 'the 10,000 rows of the batches before the bad one were rolled back');
 });
 
 test('rejected rows are named by the line they start on, multi-line cells counted', async () => {

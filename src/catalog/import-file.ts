@@ -220,39 +220,41 @@ export function convertCell(
   if (!text.isWellFormed())
     return { error: `${JSON.stringify(text)} is not valid Unicode (a lone surrogate)` };
   if (typeof raw === 'string' && (text === '' || nullTokens.has(text))) return { value: null };
-  const shown = JSON.stringify(typeof raw === 'string' ? text : raw);
+  // Only for the message of a refused value: not built for every cell of a large file.
+  const shown = () => JSON.stringify(typeof raw === 'string' ? text : raw);
   switch (field.type) {
     case 'string':
       return { value: text };
     case 'integer': {
-      if (typeof raw === 'boolean' || !integerText.test(text)) return { error: `${shown} is not an integer` };
+      if (typeof raw === 'boolean' || !integerText.test(text))
+        return { error: `${shown()} is not an integer` };
       const n = Number(text);
-      return Number.isSafeInteger(n) ? { value: n } : { error: `${shown} is too large for an integer` };
+      return Number.isSafeInteger(n) ? { value: n } : { error: `${shown()} is too large for an integer` };
     }
     case 'number': {
-      if (typeof raw === 'boolean' || !numberText.test(text)) return { error: `${shown} is not a number` };
+      if (typeof raw === 'boolean' || !numberText.test(text)) return { error: `${shown()} is not a number` };
       const n = Number(text);
-      return Number.isFinite(n) ? { value: n } : { error: `${shown} is not a finite number` };
+      return Number.isFinite(n) ? { value: n } : { error: `${shown()} is not a finite number` };
     }
     case 'boolean': {
       const lower = text.toLowerCase();
       if (lower === 'true' || lower === '1') return { value: true };
       if (lower === 'false' || lower === '0') return { value: false };
-      return { error: `${shown} is not a boolean (true/false/1/0)` };
+      return { error: `${shown()} is not a boolean (true/false/1/0)` };
     }
     case 'date':
-      return isRealDate(text) ? { value: text } : { error: `${shown} is not a date (YYYY-MM-DD)` };
+      return isRealDate(text) ? { value: text } : { error: `${shown()} is not a date (YYYY-MM-DD)` };
     case 'datetime': {
       const m = dateTimeText.exec(text);
       const ms = m ? Date.parse(text.replace(' ', 'T')) : Number.NaN;
       // Date.parse rolls 2024-02-30 and 24:00 over into the next day: the parts must be real ones.
       if (Number.isNaN(ms) || !isRealDate(text.slice(0, 10)) || Number(text.slice(11, 13)) > 23) {
-        return { error: `${shown} is not a date-time (ISO 8601 with Z or an offset)` };
+        return { error: `${shown()} is not a date-time (ISO 8601 with Z or an offset)` };
       }
       // One UTC form to the second, so the stored time column sorts as text and compares with the
       // read bounds; a fraction of a second would sort before the whole second.
       if (ms % 1000 !== 0)
-        return { error: `${shown} has a fraction of a second; times are stored to the second` };
+        return { error: `${shown()} has a fraction of a second; times are stored to the second` };
       return { value: new Date(ms).toISOString().replace('.000Z', 'Z') };
     }
   }
@@ -450,102 +452,143 @@ export interface ImportProgress {
   bytes: number;
 }
 
+/** Rows a streamed import hands on at a time. */
+export const IMPORT_BATCH_ROWS = 5000;
+
+export interface CsvStreamOptions extends Omit<ImportOptions, 'format'> {
+  /** The file's name, for messages. */
+  name: string;
+  /** Called every `progressEvery` rows (50,000) and once at the end. */
+  onProgress?: (progress: ImportProgress) => void;
+  progressEvery?: number;
+  /** Rows per batch (IMPORT_BATCH_ROWS). */
+  batchRows?: number;
+}
+
 /**
- * A CSV file read as a stream (csv-parse, RFC 4180): only the rows, as the dataset's typed values, are
- * kept, never the file's text or its records. The same rules as parseImport; each problem names the
- * line its record starts on. `onProgress` is called every `progressEvery` rows.
+ * A CSV file read as a stream (csv-parse, RFC 4180) and handed on in batches of rows, as the dataset's
+ * typed values, while it is parsed: neither the file's text nor all its rows are ever held. The same
+ * rules as parseImport, each problem naming the line its record starts on. Once a record is refused no
+ * further batch is handed on, but the file is read to its end to count every problem; then `batches()`
+ * throws the ImportError, so a loader that holds one transaction rolls back what it took. `rows`,
+ * `sources` and `ignoredColumns` describe the file once its batches are read.
  */
-export async function parseCsvStream(
-  dataset: DatasetDef,
-  input: Readable,
-  options: Omit<ImportOptions, 'format'> & {
-    name: string;
-    onProgress?: (progress: ImportProgress) => void;
-    progressEvery?: number;
-  },
-): Promise<ParsedImport> {
-  const nullTokens = new Set(options.nullTokens ?? []);
-  const every = options.progressEvery ?? 50_000;
-  let bytes = 0;
-  input.on('data', (chunk: Buffer) => {
-    bytes += chunk.length;
-  });
-  // pipeline: a failure of any stage (a read error, bytes that are not UTF-8) ends the parser with it.
-  const parser = pipeline(
-    input,
-    utf8Text(options.name),
-    parse({ bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, info: true }),
-    () => {},
-  );
-  const problems = new Problems();
-  const malformed: string[] = [];
-  const rows: Row[] = [];
-  let columns: string[] | null = null;
-  let sources: Map<string, FieldSource> | null = null;
-  let index: Map<string, number> | null = null;
-  let endLine = 0;
-  let emptyLines = 0;
-  try {
-    for await (const { record, info } of parser as AsyncIterable<{
-      record: string[];
-      info: { lines: number; empty_lines: number };
-    }>) {
-      // The line the record starts on: after the last record's and any empty lines between.
-      const line = endLine + 1 + (info.empty_lines - emptyLines);
-      endLine = info.lines;
-      emptyLines = info.empty_lines;
-      if (columns === null) {
-        columns = record.map((c) => c.trim());
-        const seen = new Set<string>();
-        for (const column of columns) {
-          if (column === '') malformed.push(`line ${line}: the header has an empty column name`);
-          else if (seen.has(column)) malformed.push(`line ${line}: the header names "${column}" twice`);
-          seen.add(column);
+export class CsvRowStream {
+  /** Records read so far (valid or not), the header excepted. */
+  rows = 0;
+  /** Where each field came from, known once the header is read (see ParsedImport). */
+  sources: Record<string, string | null> = {};
+  ignoredColumns: string[] = [];
+  readonly #dataset: DatasetDef;
+  readonly #input: Readable;
+  readonly #options: CsvStreamOptions;
+
+  constructor(dataset: DatasetDef, input: Readable, options: CsvStreamOptions) {
+    this.#dataset = dataset;
+    this.#input = input;
+    this.#options = options;
+  }
+
+  async *batches(): AsyncGenerator<Row[]> {
+    const dataset = this.#dataset;
+    const options = this.#options;
+    const input = this.#input;
+    const nullTokens = new Set(options.nullTokens ?? []);
+    const every = options.progressEvery ?? 50_000;
+    const batchRows = options.batchRows ?? IMPORT_BATCH_ROWS;
+    let bytes = 0;
+    input.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    // pipeline: a failure of any stage (a read error, bytes that are not UTF-8) ends the parser with it.
+    const parser = pipeline(
+      input,
+      utf8Text(options.name),
+      parse({ bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, info: true }),
+      () => {},
+    );
+    const problems = new Problems();
+    const malformed: string[] = [];
+    let batch: Row[] = [];
+    let columns: string[] | null = null;
+    let sources: Map<string, FieldSource> | null = null;
+    let index: Map<string, number> | null = null;
+    let endLine = 0;
+    let emptyLines = 0;
+    try {
+      for await (const { record, info } of parser as AsyncIterable<{
+        record: string[];
+        info: { lines: number; empty_lines: number };
+      }>) {
+        // The line the record starts on: after the last record's and any empty lines between.
+        const line = endLine + 1 + (info.empty_lines - emptyLines);
+        endLine = info.lines;
+        emptyLines = info.empty_lines;
+        if (columns === null) {
+          columns = record.map((c) => c.trim());
+          const seen = new Set<string>();
+          for (const column of columns) {
+            if (column === '') malformed.push(`line ${line}: the header has an empty column name`);
+            else if (seen.has(column)) malformed.push(`line ${line}: the header names "${column}" twice`);
+            seen.add(column);
+          }
+          if (malformed.length > 0) break;
+          sources = resolveSources(dataset, columns, { ...options, format: 'csv' }, nullTokens);
+          index = new Map(columns.map((c, i) => [c, i]));
+          const described = describeSources(sources, columns);
+          this.sources = described.sources;
+          this.ignoredColumns = described.ignoredColumns;
+          continue;
         }
-        if (malformed.length > 0) break;
-        sources = resolveSources(dataset, columns, { ...options, format: 'csv' }, nullTokens);
-        index = new Map(columns.map((c, i) => [c, i]));
-        continue;
-      }
-      if (record.length !== columns.length) {
-        if (malformed.length < MAX_PROBLEMS)
-          malformed.push(
-            `line ${line}: ${record.length} cells, but the header has ${columns.length} columns`,
-          );
-        continue;
-      }
-      const at = index as Map<string, number>;
-      rows.push(
-        rowOf(
+        if (record.length !== columns.length) {
+          if (malformed.length < MAX_PROBLEMS)
+            malformed.push(
+              `line ${line}: ${record.length} cells, but the header has ${columns.length} columns`,
+            );
+          continue;
+        }
+        const at = index as Map<string, number>;
+        const row = rowOf(
           dataset,
           sources as Map<string, FieldSource>,
           nullTokens,
           `line ${line}`,
           (c) => record[at.get(c) as number],
           problems,
-        ),
-      );
-      if (options.onProgress && rows.length % every === 0) options.onProgress({ rows: rows.length, bytes });
+        );
+        this.rows++;
+        // After the first refused record nothing more is handed on: the import fails at the end.
+        if (problems.count === 0 && malformed.length === 0) {
+          batch.push(row);
+          if (batch.length >= batchRows) {
+            yield batch;
+            batch = [];
+          }
+        } else {
+          batch = [];
+        }
+        if (options.onProgress && this.rows % every === 0) options.onProgress({ rows: this.rows, bytes });
+      }
+    } catch (error) {
+      if (error instanceof ImportError) throw error;
+      const code = (error as { code?: string }).code;
+      if (typeof code === 'string' && code.startsWith('CSV_')) {
+        const lines = (error as { lines?: number }).lines;
+        throw new ImportError('The CSV file is malformed.', [
+          `${lines === undefined ? '' : `line ${lines}: `}${(error as Error).message}`,
+        ]);
+      }
+      throw error;
+    } finally {
+      input.destroy();
     }
-  } catch (error) {
-    if (error instanceof ImportError) throw error;
-    const code = (error as { code?: string }).code;
-    if (typeof code === 'string' && code.startsWith('CSV_')) {
-      const lines = (error as { lines?: number }).lines;
-      throw new ImportError('The CSV file is malformed.', [
-        `${lines === undefined ? '' : `line ${lines}: `}${(error as Error).message}`,
-      ]);
-    }
-    throw error;
-  } finally {
-    input.destroy();
+    if (malformed.length > 0) throw new ImportError('The CSV file is malformed.', malformed);
+    if (columns === null || sources === null) throw new ImportError('The file is empty: no header row.', []);
+    if (this.rows === 0) throw new ImportError('The file holds no rows.', []);
+    problems.throwIfAny();
+    options.onProgress?.({ rows: this.rows, bytes });
+    if (batch.length > 0) yield batch;
   }
-  if (malformed.length > 0) throw new ImportError('The CSV file is malformed.', malformed);
-  if (columns === null || sources === null) throw new ImportError('The file is empty: no header row.', []);
-  if (rows.length === 0) throw new ImportError('The file holds no rows.', []);
-  problems.throwIfAny();
-  options.onProgress?.({ rows: rows.length, bytes });
-  return { rows, ...describeSources(sources, columns) };
 }
 
 /** A field -> column mapping file: a JSON object of strings. */

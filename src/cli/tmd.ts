@@ -7,10 +7,10 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  CsvRowStream,
   ImportError,
   type ImportFormat,
   importFormats,
-  parseCsvStream,
   parseImport,
   parseMapFile,
 } from '../catalog/import-file.ts';
@@ -314,37 +314,54 @@ async function runImport(deps: Services, operator: Operator, io: CliIo, args: st
     else Object.assign(map, pairs([item], '--map'));
   }
   const format = formatOf(file, values.format);
+  const set = pairs(values.set, '--set');
   const started = performance.now();
-  // CSV is read as a stream (the file's rows only are kept); NDJSON and JSON whole.
-  const result =
-    format === 'csv'
-      ? await parseCsvStream(entry.dataset, createReadStream(file), {
-          name: file,
-          map,
-          set: pairs(values.set, '--set'),
-          nullTokens: values.null,
-          ...(io.progress ? { onProgress: progressLine(io, started) } : {}),
-        })
-      : parseImport(entry.dataset, readUtf8(file), {
-          format,
-          map,
-          set: pairs(values.set, '--set'),
-          nullTokens: values.null,
-        });
-  if (io.progress && format === 'csv') io.stderr('\n');
+  let read: { rows: number; sources: Record<string, string | null>; ignoredColumns: string[] };
+  let loaded: { rows: number; kept: number } | null = null;
+  if (format === 'csv') {
+    // Read as a stream and loaded batch by batch as it is parsed, in one transaction: neither the
+    // file nor its rows are held whole. NDJSON and JSON are read whole.
+    const input = createReadStream(file);
+    const csv = new CsvRowStream(entry.dataset, input, {
+      name: file,
+      map,
+      set,
+      nullTokens: values.null,
+      ...(io.progress ? { onProgress: progressLine(io, started) } : {}),
+    });
+    try {
+      if (values['dry-run']) {
+        for await (const _batch of csv.batches()) {
+          // A dry run reads and checks every row, and loads none.
+        }
+      } else {
+        loaded = await operator.importRows(key, csv.batches(), { merge: values.merge });
+      }
+    } finally {
+      input.destroy();
+      if (io.progress) io.stderr('\n');
+    }
+    read = csv;
+  } else {
+    const parsed = parseImport(entry.dataset, readUtf8(file), { format, map, set, nullTokens: values.null });
+    read = { rows: parsed.rows.length, sources: parsed.sources, ignoredColumns: parsed.ignoredColumns };
+    if (!values['dry-run']) loaded = await operator.importRows(key, parsed.rows, { merge: values.merge });
+  }
   const summary = {
     dataset: entry.dataset.key,
     file,
-    rows: result.rows.length,
-    fields: result.sources,
-    ignored_columns: result.ignoredColumns,
+    rows: read.rows,
+    fields: read.sources,
+    ignored_columns: read.ignoredColumns,
   };
-  if (values['dry-run']) {
+  if (loaded === null) {
     print(io, { ...summary, dry_run: true, loaded: false });
     return;
   }
-  if (io.progress) io.stderr(`tmd: loading ${result.rows.length.toLocaleString('en')} rows\n`);
-  const loaded = await operator.importRows(key, result.rows, { merge: values.merge });
+  if (io.progress)
+    io.stderr(
+      `tmd: loaded ${loaded.rows.toLocaleString('en')} rows in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    );
   print(io, { ...summary, loaded: true, kept_rows: loaded.kept, total_rows: loaded.rows });
 }
 

@@ -312,13 +312,14 @@ export class Operator {
   }
 
   /**
-   * Replaces a dataset's rows with real ones. With `merge`, rows already imported for entities the new
-   * rows do not cover are kept (one FRED series at a time into a multi-series dataset); sample rows are
-   * never kept next to real ones.
+   * Replaces a dataset's rows with real ones, given whole or in batches as a file is parsed (loaded as
+   * they come, in one transaction: a batch that throws leaves the dataset as it was). With `merge`,
+   * rows already imported for entities the new rows do not cover are kept (one FRED series at a time
+   * into a multi-series dataset); sample rows are never kept next to real ones.
    */
   async importRows(
     datasetKey: string,
-    rows: readonly Row[],
+    given: readonly Row[] | AsyncIterable<readonly Row[]>,
     options: { merge?: boolean } = {},
   ): Promise<{ dataset: string; rows: number; kept: number }> {
     const { catalog } = this.#deps;
@@ -327,6 +328,17 @@ export class Operator {
       throw new AppError('dataset_not_found', `No dataset "${datasetKey}".`, {
         suggestions: catalog.suggest(datasetKey),
       });
+    let rows: readonly Row[];
+    if (Symbol.asyncIterator in given) {
+      if (!options.merge) return this.#importStream(entry, given);
+      // A merge keeps the stored rows of the entities the file does not cover, so it must see the
+      // whole file first: it holds the file's rows (one series at a time, small).
+      const all: Row[] = [];
+      for await (const batch of given) for (const row of batch) all.push(row);
+      rows = all;
+    } else {
+      rows = given;
+    }
     // A merge keeps the stored rows of the other series: read, then load only if no other load came
     // in between (two merges at once would otherwise lose one's series). Tried again a few times.
     for (let attempt = 1; ; attempt++) {
@@ -337,6 +349,28 @@ export class Operator {
           throw error;
       }
     }
+  }
+
+  async #importStream(
+    entry: CatalogEntry,
+    batches: AsyncIterable<readonly Row[]>,
+  ): Promise<{ dataset: string; rows: number; kept: number }> {
+    let count = 0;
+    async function* counted() {
+      for await (const batch of batches) {
+        count += batch.length;
+        yield batch;
+      }
+    }
+    const { dataset } = entry;
+    await this.#deps.store.loadRowsStream(
+      dataset.key,
+      dataset.time_field,
+      counted(),
+      'import',
+      entry.columns,
+    );
+    return { dataset: dataset.key, rows: count, kept: 0 };
   }
 
   async #importOnce(

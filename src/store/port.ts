@@ -344,6 +344,20 @@ export interface Store extends AnalysisStore, ImportStore {
     csvColumns?: readonly string[],
     options?: { ifLoadedAt?: number },
   ): Promise<boolean>;
+  /**
+   * loadRows over rows that arrive in batches (a file read as it is parsed): one transaction around
+   * them all, so the dataset holds every row or, if the iterable throws, none (its rows are as they
+   * were). The batches are consumed in order; no more than one is held at a time. Returns what
+   * loadRows returns.
+   */
+  loadRowsStream(
+    dataset: string,
+    timeField: string,
+    batches: AsyncIterable<readonly Row[]>,
+    source: RowSource,
+    csvColumns?: readonly string[],
+    options?: { ifLoadedAt?: number },
+  ): Promise<boolean>;
   datasetSource(dataset: string): Promise<{ source: RowSource; rows: number; loadedAt: number } | null>;
   queryRows(query: RowQuery): Promise<StoredRow[]>;
   /** The same rows as queryRows, as one text page (`pageOfRows` is the reference). */

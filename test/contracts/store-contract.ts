@@ -997,6 +997,139 @@ export function runStoreContract(
         );
       });
 
+      /** The rows in batches of `size`, with a turn of the event loop before each, as a parser yields them. */
+      async function* batchesOf(list: readonly Row[], size: number, failAfter?: number) {
+        for (let start = 0; start < list.length; start += size) {
+          if (failAfter !== undefined && start >= failAfter) throw new Error('line 9: not a number');
+          await new Promise((resolve) => setImmediate(resolve));
+          yield list.slice(start, start + size);
+        }
+      }
+      const everything = (name: string, csvColumns?: string) =>
+        store.queryRows({
+          dataset: name,
+          filters: {},
+          descending: false,
+          limit: 1000,
+          ...(csvColumns === undefined ? {} : { csvColumns }),
+        });
+
+      test('a streamed load stores its batches as loadRows stores the same rows, replacing the dataset', async () => {
+        const streamed = `test/stream-${unique()}`;
+        const whole = `test/whole-${unique()}`;
+        const columns = ['date', 'symbol', 'close'];
+        await store.loadRows(streamed, 'date', rows.slice(0, 4), 'sample');
+        assert.equal(
+          await store.loadRowsStream(streamed, 'date', batchesOf(rows, 7), 'import', columns),
+          true,
+        );
+        assert.equal(await store.loadRows(whole, 'date', rows, 'import', columns), true);
+        const key = csvColumnsKey(columns);
+        const got = await everything(streamed, key);
+        assert.equal(got.length, rows.length, 'the sample rows are gone');
+        assert.deepEqual(
+          got.map(({ id, t, json, csv, importId }) => ({ id, t, json, csv, importId })),
+          (await everything(whole, key)).map(({ id, t, json, csv, importId }) => ({
+            id,
+            t,
+            json,
+            csv,
+            importId,
+          })),
+        );
+        assert.deepEqual(
+          got.map((r) => JSON.parse(r.json)),
+          [...rows].sort((a, b) => String(a.date).localeCompare(String(b.date))),
+        );
+        const source = await store.datasetSource(streamed);
+        assert.equal(source?.source, 'import');
+        assert.equal(source?.rows, rows.length);
+        const page = await store.queryPage({
+          dataset: streamed,
+          filters: {},
+          descending: false,
+          limit: 5,
+          csvColumns: key,
+          csvJoin: 'crlf',
+        });
+        assert.deepEqual(page, {
+          ...(await store.queryPage({
+            dataset: whole,
+            filters: {},
+            descending: false,
+            limit: 5,
+            csvColumns: key,
+            csvJoin: 'crlf',
+          })),
+        });
+        assert.equal(
+          await store.loadRowsStream(streamed, 'date', batchesOf([], 7), 'import'),
+          true,
+          'an empty stream empties the dataset',
+        );
+        assert.deepEqual(await everything(streamed), []);
+        assert.equal((await store.datasetSource(streamed))?.rows, 0);
+      });
+
+      test('a streamed load whose batches fail part-way loads nothing and leaves the dataset as it was', async () => {
+        const other = `test/stream-fail-${unique()}`;
+        await store.loadRows(other, 'date', rows.slice(0, 3), 'import', ['date', 'symbol']);
+        const before = await store.datasetSource(other);
+        const stored = await everything(other);
+        await assert.rejects(
+          store.loadRowsStream(other, 'date', batchesOf(rows, 5, 20), 'import', ['date']),
+          /line 9: not a number/,
+        );
+        assert.deepEqual(await store.datasetSource(other), before, 'the same record, loadedAt included');
+        assert.deepEqual(await everything(other), stored, 'none of the 20 rows yielded before the failure');
+        const fresh = `test/stream-fail-${unique()}`;
+        await assert.rejects(store.loadRowsStream(fresh, 'date', batchesOf(rows, 5, 5), 'import'), /line 9/);
+        assert.equal(await store.datasetSource(fresh), null, 'a first load that failed leaves no record');
+        assert.deepEqual(await everything(fresh), []);
+        // The store goes on: the next load, streamed or not, is whole.
+        assert.equal(await store.loadRowsStream(other, 'date', batchesOf(rows, 5), 'import'), true);
+        assert.equal((await everything(other)).length, rows.length);
+        assert.equal(await store.loadRows(other, 'date', rows.slice(0, 2), 'import'), true);
+        assert.equal((await store.datasetSource(other))?.rows, 2);
+      });
+
+      test('a streamed sample load never replaces rows, and a stale ifLoadedAt streams nothing in', async () => {
+        const other = `test/stream-cas-${unique()}`;
+        assert.equal(await store.loadRowsStream(other, 'date', batchesOf(rows, 4), 'sample'), true);
+        assert.equal(await store.loadRowsStream(other, 'date', batchesOf(rows, 4), 'sample'), false);
+        const first = (await store.datasetSource(other))?.loadedAt as number;
+        assert.equal((await store.datasetSource(other))?.source, 'sample');
+        await store.loadRowsStream(other, 'date', batchesOf(rows.slice(0, 4), 2), 'import', undefined, {
+          ifLoadedAt: first,
+        });
+        const second = await store.datasetSource(other);
+        assert.ok((second?.loadedAt as number) > first);
+        await assert.rejects(
+          store.loadRowsStream(other, 'date', batchesOf(rows, 2), 'import', undefined, { ifLoadedAt: first }),
+          (error: { code?: string }) => error.code === 'conflict',
+        );
+        assert.deepEqual(await store.datasetSource(other), second, 'the stale load changed nothing');
+        assert.equal((await everything(other)).length, 4);
+      });
+
+      test('streamed loads of one dataset at once each load whole, one after the other', async () => {
+        const other = `test/stream-race-${unique()}`;
+        const [a, b] = await Promise.all([
+          store.loadRowsStream(other, 'date', batchesOf(rows.slice(0, 10), 3), 'import'),
+          store.loadRowsStream(other, 'date', batchesOf(rows.slice(10, 30), 3), 'import'),
+        ]);
+        assert.deepEqual([a, b], [true, true]);
+        const got = (await everything(other)).map((r) => JSON.parse(r.json));
+        const source = await store.datasetSource(other);
+        assert.equal(source?.rows, got.length);
+        assert.ok(got.length === 10 || got.length === 20, `one load whole, not a mix (${got.length})`);
+        const expected = got.length === 10 ? rows.slice(0, 10) : rows.slice(10, 30);
+        assert.deepEqual(
+          got,
+          [...expected].sort((x, y) => String(x.date).localeCompare(String(y.date))),
+        );
+      });
+
       test('rows loaded with CSV columns carry their CSV line for exactly those columns', async () => {
         const other = `test/csv-${unique()}`;
         const odd: Row[] = [

@@ -202,6 +202,9 @@ export interface PostgresStoreOptions {
   health?: StoreHealth;
 }
 
+/** Rows per INSERT of a load: one statement's arrays stay a few MB. */
+const LOAD_BATCH_ROWS = 5000;
+
 export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
   /** Page query shapes seen, SQL text -> prepared statement name. */
@@ -953,6 +956,25 @@ export class PostgresStore implements Store {
     csvColumns?: readonly string[],
     options: { ifLoadedAt?: number } = {},
   ): Promise<boolean> {
+    async function* slices(): AsyncGenerator<readonly Row[]> {
+      for (let start = 0; start < rows.length; start += LOAD_BATCH_ROWS)
+        yield rows.slice(start, start + LOAD_BATCH_ROWS);
+    }
+    return this.loadRowsStream(dataset, timeField, slices(), source, csvColumns, options);
+  }
+
+  /**
+   * One pooled connection, BEGIN, a multi-row INSERT per LOAD_BATCH_ROWS rows (a batch larger than
+   * that is split), COMMIT; ROLLBACK if a batch or the iterable fails.
+   */
+  async loadRowsStream(
+    dataset: string,
+    timeField: string,
+    batches: AsyncIterable<readonly Row[]>,
+    source: RowSource,
+    csvColumns?: readonly string[],
+    options: { ifLoadedAt?: number } = {},
+  ): Promise<boolean> {
     const loaded = await this.#tx(async (tx) => {
       // One loader per dataset at a time across every node; the others then see it loaded.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
@@ -966,21 +988,24 @@ export class PostgresStore implements Store {
         );
       }
       await tx.query('DELETE FROM dataset_rows WHERE dataset = $1', [dataset]);
-      const chunk = 5000;
-      for (let start = 0; start < rows.length; start += chunk) {
-        const slice = rows.slice(start, start + chunk);
-        await tx.query(
-          `INSERT INTO dataset_rows (dataset, id, t, data, csv)
-           SELECT $1, x.id, x.t, x.d::json, x.c
-             FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS x(id, t, d, c)`,
-          [
-            dataset,
-            slice.map((_, index) => start + index + 1),
-            slice.map((row) => String(row[timeField] ?? '')),
-            slice.map((row) => JSON.stringify(row)),
-            slice.map((row) => (csvColumns ? csvRecord(row, csvColumns) : null)),
-          ],
-        );
+      let count = 0;
+      for await (const batch of batches) {
+        for (let start = 0; start < batch.length; start += LOAD_BATCH_ROWS) {
+          const slice = batch.slice(start, start + LOAD_BATCH_ROWS);
+          await tx.query(
+            `INSERT INTO dataset_rows (dataset, id, t, data, csv)
+             SELECT $1, x.id, x.t, x.d::json, x.c
+               FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS x(id, t, d, c)`,
+            [
+              dataset,
+              slice.map((_, index) => count + index + 1),
+              slice.map((row) => String(row[timeField] ?? '')),
+              slice.map((row) => JSON.stringify(row)),
+              slice.map((row) => (csvColumns ? csvRecord(row, csvColumns) : null)),
+            ],
+          );
+          count += slice.length;
+        }
       }
       await tx.query(
         `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns)
@@ -991,7 +1016,7 @@ export class PostgresStore implements Store {
         [
           dataset,
           source,
-          rows.length,
+          count,
           // Strictly later than the load it replaces, so `ifLoadedAt` tells any two loads apart.
           Math.max(Date.now(), (previous ?? 0) + 1),
           csvColumns ? csvColumnsKey(csvColumns) : null,

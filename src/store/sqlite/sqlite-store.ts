@@ -88,20 +88,77 @@ function busyAsUnavailable(error: unknown): unknown {
     : error;
 }
 
+function openDatabase(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL');
+  // NORMAL in WAL mode: a committed transaction survives a process crash (kill -9); only an OS
+  // crash or power loss can lose the last commits. Documented in the README.
+  db.exec('PRAGMA synchronous = NORMAL');
+  db.exec('PRAGMA busy_timeout = 5000');
+  db.exec('PRAGMA foreign_keys = ON');
+  return db;
+}
+
+const INSERT_DATASET_ROW = 'INSERT INTO dataset_rows (dataset, id, t, data, csv) VALUES (?, ?, ?, ?, ?)';
+
+/**
+ * The start of a load, in its transaction: false when a sample load finds the dataset loaded, else the
+ * dataset's rows are deleted and the loaded_at of the load being replaced is returned.
+ */
+function beginLoad(
+  db: DatabaseSync,
+  dataset: string,
+  source: RowSource,
+  ifLoadedAt: number | undefined,
+): { previous: number | null } | false {
+  const present = db.prepare('SELECT loaded_at FROM dataset_sources WHERE dataset = ?').get(dataset);
+  if (present && source === 'sample') return false;
+  const previous = present ? num(present.loaded_at) : null;
+  if (ifLoadedAt !== undefined && previous !== ifLoadedAt) {
+    throw new AppError(
+      'conflict',
+      'Another load of this dataset happened meanwhile; nothing was loaded. Run the import again.',
+    );
+  }
+  db.prepare('DELETE FROM dataset_rows WHERE dataset = ?').run(dataset);
+  return { previous };
+}
+
+/** The end of a load, in its transaction: the dataset's source record. */
+function finishLoad(
+  db: DatabaseSync,
+  dataset: string,
+  source: RowSource,
+  rowCount: number,
+  previous: number | null,
+  csvColumns: readonly string[] | undefined,
+): void {
+  db.prepare(
+    `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count,
+       loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns`,
+  ).run(
+    dataset,
+    source,
+    rowCount,
+    // Strictly later than the load it replaces, so `ifLoadedAt` tells any two loads apart.
+    Math.max(Date.now(), (previous ?? 0) + 1),
+    csvColumns ? csvColumnsKey(csvColumns) : null,
+  );
+}
+
 export class SqliteStore implements Store {
   readonly #db: DatabaseSync;
+  readonly #path: string;
   readonly #statements = new Map<string, StatementSync>();
   #batch: { work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
+  /** The streamed load running or last queued: streamed loads of this process take turns. */
+  #streamLoads: Promise<void> = Promise.resolve();
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.#db = new DatabaseSync(path);
-    this.#db.exec('PRAGMA journal_mode = WAL');
-    // NORMAL in WAL mode: a committed transaction survives a process crash (kill -9); only an OS
-    // crash or power loss can lose the last commits. Documented in the README.
-    this.#db.exec('PRAGMA synchronous = NORMAL');
-    this.#db.exec('PRAGMA busy_timeout = 5000');
-    this.#db.exec('PRAGMA foreign_keys = ON');
+    this.#path = path;
+    this.#db = openDatabase(path);
   }
 
   /**
@@ -629,36 +686,72 @@ export class SqliteStore implements Store {
     options: { ifLoadedAt?: number } = {},
   ): Promise<boolean> {
     return this.#tx(() => {
-      const present = this.#get('SELECT loaded_at FROM dataset_sources WHERE dataset = ?', dataset);
-      if (present && source === 'sample') return false;
-      const previous = present ? num(present.loaded_at) : null;
-      if (options.ifLoadedAt !== undefined && previous !== options.ifLoadedAt) {
-        throw new AppError(
-          'conflict',
-          'Another load of this dataset happened meanwhile; nothing was loaded. Run the import again.',
-        );
-      }
-      this.#run('DELETE FROM dataset_rows WHERE dataset = ?', dataset);
-      const insert = this.#stmt(
-        'INSERT INTO dataset_rows (dataset, id, t, data, csv) VALUES (?, ?, ?, ?, ?)',
-      );
+      const start = beginLoad(this.#db, dataset, source, options.ifLoadedAt);
+      if (start === false) return false;
+      const insert = this.#stmt(INSERT_DATASET_ROW);
       rows.forEach((row, index) => {
         const csv = csvColumns ? csvRecord(row, csvColumns) : null;
         insert.run(dataset, index + 1, String(row[timeField] ?? ''), JSON.stringify(row), csv);
       });
-      this.#run(
-        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count,
-           loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns`,
-        dataset,
-        source,
-        rows.length,
-        // Strictly later than the load it replaces, so `ifLoadedAt` tells any two loads apart.
-        Math.max(Date.now(), (previous ?? 0) + 1),
-        csvColumns ? csvColumnsKey(csvColumns) : null,
-      );
+      finishLoad(this.#db, dataset, source, rows.length, start.previous, csvColumns);
       return true;
     });
+  }
+
+  /**
+   * One BEGIN IMMEDIATE ... COMMIT around every batch. A file database is loaded on a connection of its
+   * own: the transaction stays open across the awaits between batches, and on the store's connection
+   * any statement this process ran meanwhile would join it (and be rolled back with it). Writers on
+   * other connections wait for the COMMIT, as they wait for any `tmd import`. An in-memory database
+   * has only the one connection: there the caller must not write while a streamed load runs.
+   */
+  async loadRowsStream(
+    dataset: string,
+    timeField: string,
+    batches: AsyncIterable<readonly Row[]>,
+    source: RowSource,
+    csvColumns?: readonly string[],
+    options: { ifLoadedAt?: number } = {},
+  ): Promise<boolean> {
+    const before = this.#streamLoads;
+    let finished = () => {};
+    this.#streamLoads = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    await before;
+    let db: DatabaseSync | undefined;
+    try {
+      db = this.#path === ':memory:' ? this.#db : openDatabase(this.#path);
+      try {
+        db.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        throw busyAsUnavailable(error);
+      }
+      try {
+        const start = beginLoad(db, dataset, source, options.ifLoadedAt);
+        if (start === false) {
+          db.exec('ROLLBACK');
+          return false;
+        }
+        const insert = db.prepare(INSERT_DATASET_ROW);
+        let count = 0;
+        for await (const batch of batches) {
+          for (const row of batch) {
+            const csv = csvColumns ? csvRecord(row, csvColumns) : null;
+            insert.run(dataset, ++count, String(row[timeField] ?? ''), JSON.stringify(row), csv);
+          }
+        }
+        finishLoad(db, dataset, source, count, start.previous, csvColumns);
+        db.exec('COMMIT');
+        return true;
+      } catch (error) {
+        if (db.isTransaction) db.exec('ROLLBACK');
+        throw busyAsUnavailable(error);
+      }
+    } finally {
+      if (db !== undefined && db !== this.#db) db.close();
+      finished();
+    }
   }
 
   async datasetSource(
