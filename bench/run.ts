@@ -128,11 +128,16 @@ const customerKeys: string[] = [];
 if (wallets > 1) for (let n = 1; n <= wallets; n++) customerKeys.push(await provision(n));
 const mcpKey = await provisionMcpKey(parseEnv(baseEnv));
 const loads = mcpLoads(mcpKey.key, dataset, limit);
-const service = await startChild('bench/serve-service.ts', {
-  ...baseEnv,
-  ...(logged ? { BENCH_LOG: 'info' } : {}),
-});
-const bare = await startChild('bench/serve-bare.ts', baseEnv);
+// Both servers run as `npm start` runs the service: V8's young generation capped at 8 MB per
+// semi-space (--semi-space=N to change it, --semi-space=default for V8's own size).
+const semiSpace = args.get('semi-space') ?? '8';
+const nodeFlags = semiSpace === 'default' ? [] : [`--max-semi-space-size=${Number(semiSpace)}`];
+const service = await startChild(
+  'bench/serve-service.ts',
+  { ...baseEnv, ...(logged ? { BENCH_LOG: 'info' } : {}) },
+  nodeFlags,
+);
+const bare = await startChild('bench/serve-bare.ts', baseEnv, nodeFlags);
 const meteredUrl = `http://127.0.0.1:${service.port}/api/v1/data/${dataset}?limit=${limit}`;
 const bareUrl = `http://127.0.0.1:${bare.port}/bare/${dataset}?limit=${limit}`;
 const mcpUrl = `http://127.0.0.1:${service.port}/mcp/jsonrpc`;
