@@ -156,3 +156,25 @@ test('the Grafana dashboard in docs/ plots only series the service exposes', asy
   assert.ok(names.size >= 12, [...names].join(' '));
   for (const name of names) assert.match(text, new RegExp(`^${name}[{ ]`, 'm'), name);
 });
+
+test('a refused MCP tool call (an HTTP 200 with isError) counts in tmd_refusals_total by its code', async () => {
+  const account = await operatorAccount(server, { tokens: 10 });
+  const refusedBefore = () =>
+    scrape().then(({ text }) => {
+      const f = parsePrometheus(text).find((x) => x.name === 'tmd_refusals_total');
+      return Number((f && sample(f, { code: 'dataset_not_found' })?.value) ?? 0);
+    });
+  const before = await refusedBefore();
+  const res = await server.request('POST', '/mcp/jsonrpc', {
+    headers: { ...bearer(account.key), accept: 'application/json, text/event-stream' },
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'read_dataset', arguments: { dataset: 'nope/nothing' } },
+    },
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.result.isError, true);
+  assert.equal(await refusedBefore(), before + 1);
+});

@@ -58,7 +58,10 @@ export function createMcpFace(deps: Services): McpFace {
       server.setRequestHandler('tools/list', () => ({ tools: listing }));
       server.setRequestHandler('tools/call', async (request) => {
         // Refused before any tool runs (a limit, arguments that are not an object): nothing runs.
-        if (call.refusal) return refusalResult(call.refusal, call.requestId);
+        if (call.refusal) {
+          deps.metrics.refused(call.refusal.code);
+          return refusalResult(call.refusal, call.requestId);
+        }
         const tool = byName.get(request.params.name);
         if (!tool) {
           throw new ProtocolError(
@@ -68,6 +71,9 @@ export function createMcpFace(deps: Services): McpFace {
           );
         }
         const result = await tool.call(request.params.arguments, call);
+        // A refused call is an HTTP 200: counted here, as the edge counts REST's problem answers.
+        const code = (result._meta?.[PROBLEM_META_KEY] as { code?: unknown } | undefined)?.code;
+        if (result.isError && typeof code === 'string') deps.metrics.refused(code);
         return server.projectCallToolResult(result, tool.definition.outputSchema);
       });
       return server;
