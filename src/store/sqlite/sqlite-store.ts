@@ -198,7 +198,10 @@ export class SqliteStore implements Store {
     return this.#stmt(sql).all(...params) as DbRow[];
   }
 
-  #run(sql: string, ...params: SQLInputValue[]): { changes: number | bigint } {
+  #run(
+    sql: string,
+    ...params: SQLInputValue[]
+  ): { changes: number | bigint; lastInsertRowid: number | bigint } {
     try {
       return this.#stmt(sql).run(...params);
     } catch (error) {
@@ -534,20 +537,20 @@ export class SqliteStore implements Store {
       return { ok: false, balanceMicros: current ? big(current.balance_micros) : 0n };
     }
     const balanceMicros = big(updated.balance_micros);
-    const entry = this.#get(
-      "INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id) VALUES (?, 'burn', ?, ?, ?, ?) RETURNING id",
+    const entry = this.#run(
+      "INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id) VALUES (?, 'burn', ?, ?, ?, ?)",
       input.walletId,
       -input.amountMicros,
       balanceMicros,
       input.usage.at,
       input.usage.requestId,
-    ) as DbRow;
+    );
     this.#insertUsage(input.usage);
     return {
       ok: true,
       balanceMicros,
       burnMonthMicros: updated.burn_month_micros === null ? null : big(updated.burn_month_micros),
-      entryId: str(entry.id),
+      entryId: String(entry.lastInsertRowid),
     };
   }
 
