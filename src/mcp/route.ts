@@ -42,7 +42,7 @@ import { admits } from '../edge/accept.ts';
 import { sendProblem, toAppError } from '../edge/problem.ts';
 import { AppError, type ErrorCode, errorCatalogue } from '../errors.ts';
 import type { Services } from '../services.ts';
-import { costHeaders, costView } from '../views/cost.ts';
+import { costHeaders } from '../views/cost.ts';
 import { serveLegacyExchange } from './legacy.ts';
 import { createMcpFace, MODERN_REVISION } from './server.ts';
 import type { McpCall } from './tool-kit.ts';
@@ -409,7 +409,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
     };
     /** A JSON-RPC answer encoded here: the cost headers of a metered call, the stored parts put back. */
     const sendMessage = (target: FastifyReply, message: object) => {
-      if (call.cost) target.headers(costHeaders(costView(deps.pricing, call.cost)));
+      if (call.cost) target.headers(costHeaders(call.cost));
       return target.type('application/json').send(answerBytes(JSON.stringify(message), call));
     };
     const header = (name: string) => {
@@ -467,7 +467,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
       // acknowledges it and ends the stream at once. Passed through, never buffered.
       return reply.send(Readable.fromWeb(response.body as WebReadableStream));
     }
-    if (call.cost) reply.headers(costHeaders(costView(deps.pricing, call.cost)));
+    if (call.cost) reply.headers(costHeaders(call.cost));
     if (call.raw) return reply.send(answerBytes(await response.text(), call));
     // Nothing to put back: the bytes as the SDK encoded them.
     const payload = Buffer.from(await response.arrayBuffer());

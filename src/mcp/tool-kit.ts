@@ -6,11 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Caller } from '../domain/caller.ts';
-import type { CostFigures } from '../domain/metering.ts';
-import type { Pricing } from '../domain/pricing.ts';
 import { recipes } from '../domain/recipes.ts';
 import { AppError, toProblem } from '../errors.ts';
-import { costHeaders, costView } from '../views/cost.ts';
+import type { CostView } from '../views/cost.ts';
 
 /** The `_meta` key of a metered tool result: the four figures of the cost headers, and more. */
 export const COST_META_KEY = 'tmd.example/cost';
@@ -23,7 +21,7 @@ export interface McpCall {
   /** The HTTP request id: usage events and problem bodies name it, as on REST. */
   requestId: string;
   /** Set by a metered tool once its read is served: the figures for the HTTP cost headers. */
-  cost: CostFigures | null;
+  cost: CostView | null;
   /**
    * Parts of the result that are JSON text already, to be spliced into the serialized response where the
    * result holds each `placeholder` string (see `rawJson`): the stored rows go out as stored, as on REST,
@@ -188,13 +186,12 @@ export function rawJson(call: McpCall, json: string): string {
 }
 
 /** A served call's cost as the model reads it: the four figures of the cost headers, and more. */
-export function costFigures(pricing: Pricing, cost: CostFigures, listCost: number) {
-  const headers = costHeaders(costView(pricing, cost));
+export function costFigures(cost: CostView, listCost: number) {
   return {
-    token_cost: headers['x-token-cost'],
-    request_tokens: headers['x-request-tokens'],
-    request_cost_eur: headers['x-request-cost-eur'],
-    credits_remaining: headers['x-credits-remaining'],
+    token_cost: cost.token_cost,
+    request_tokens: cost.request_tokens,
+    request_cost_eur: cost.request_cost_eur,
+    credits_remaining: cost.credits_remaining,
     list_cost: String(listCost),
     outcome: cost.outcome,
   };

@@ -1,11 +1,10 @@
 /** A dataset read as clients see it: the JSON envelope `{data, meta}` shared by REST and MCP. */
 import { z } from 'zod';
 import type { Metered } from '../domain/metering.ts';
-import type { Pricing } from '../domain/pricing.ts';
 import type { ReadResult } from '../domain/reads.ts';
 import type { ImportRun } from '../store/port.ts';
 import { tokens } from './common.ts';
-import { costView } from './cost.ts';
+import type { CostView } from './cost.ts';
 
 export const importRunOut = z.object({
   id: z.int(),
@@ -67,9 +66,9 @@ export const readEnvelope = z.object({
 
 export type ReadMeta = z.infer<typeof readEnvelope>['meta'];
 
-export function readMeta(pricing: Pricing, result: Metered<ReadResult>): ReadMeta {
+/** The `meta` of a read, with its cost as the transport already rendered it (`costView`). */
+export function readMeta(result: Metered<ReadResult>, cost: CostView): ReadMeta {
   const { value } = result;
-  const cost = costView(pricing, result.cost);
   return {
     dataset: value.entry.key,
     canonical_key: value.entry.dataset.key,

@@ -107,8 +107,9 @@ export function sendRead(
   result: Metered<ReadResult>,
   csv: boolean,
 ): FastifyReply {
-  const { value, cost } = result;
-  reply.headers(costHeaders(costView(deps.pricing, cost)));
+  const { value } = result;
+  const cost = costView(deps.pricing, result.cost);
+  reply.headers(costHeaders(cost));
   reply.header('x-data-sample', String(value.source === 'sample'));
   if (csv) {
     const columns = value.fields ?? value.entry.columns;
@@ -128,7 +129,7 @@ export function sendRead(
       .header('content-disposition', `inline; filename="${value.entry.key.replace('/', '_')}.csv"`)
       .send(body);
   }
-  const meta = readMeta(deps.pricing, result);
+  const meta = readMeta(result, cost);
   // Stored rows are already JSON: splice them in rather than parse and re-serialise on the hot path.
   const data = value.page
     ? value.page.json

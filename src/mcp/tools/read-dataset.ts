@@ -7,6 +7,7 @@ import type { Catalog } from '../../catalog/catalog.ts';
 import { DEFAULT_LIMIT, quoteValue, type ReadParams, readOptionsShape } from '../../catalog/read-plan.ts';
 import type { Pricing } from '../../domain/pricing.ts';
 import type { DataReads } from '../../domain/reads.ts';
+import { costView } from '../../views/cost.ts';
 import { readEnvelope, readMeta } from '../../views/reads.ts';
 import { csvOf, csvOfRows, csvTextJson, jsonOf, rowTokens } from '../raw-rows.ts';
 import {
@@ -78,10 +79,11 @@ export function readDatasetTool(
       const result = await reads.read(call.caller, call.requestId, args.dataset, params, {
         as: 'csv-json',
       });
-      call.cost = result.cost;
+      const cost = costView(pricing, result.cost);
+      call.cost = cost;
       const { value } = result;
-      const meta = readMeta(pricing, result);
-      const figures = costFigures(pricing, result.cost, value.entry.listCost);
+      const meta = readMeta(result, cost);
+      const figures = costFigures(cost, value.entry.listCost);
       const order = params.sort === 'desc' ? 'newest first' : 'oldest first';
       const sample = meta.sample ? ' (generated sample data, not real observations)' : '';
       const next = value.nextCursor

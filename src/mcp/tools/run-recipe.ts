@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { Pricing } from '../../domain/pricing.ts';
 import { type Recipes, recipes as recipeList } from '../../domain/recipes.ts';
+import { costView } from '../../views/cost.ts';
 import { presentRecipeResult, recipeOut } from '../../views/recipes.ts';
 import { csvOf, tokensOf } from '../raw-rows.ts';
 import {
@@ -33,9 +34,9 @@ export function runRecipeTool(recipes: Recipes, pricing: Pricing): McpTool {
     output: recipeOut,
     async run(args, call) {
       const result = await recipes.run(call.caller, call.requestId, args.recipe, { tz: args.tz });
-      call.cost = result.cost;
+      call.cost = costView(pricing, result.cost);
       const value = presentRecipeResult(result.value);
-      const figures = costFigures(pricing, result.cost, recipes.listCost(args.recipe));
+      const figures = costFigures(call.cost, recipes.listCost(args.recipe));
       const items = value.data;
       const columns = items[0] ? Object.keys(items[0]) : [];
       const table =
