@@ -24,6 +24,15 @@ export function parseArgs(argv: readonly string[]): Map<string, string> {
   );
 }
 
+/**
+ * The Node flags a benchmarked server runs with: those of `npm start`, V8's young generation capped at
+ * 8 MB per semi-space (`--semi-space=N` to change it, `--semi-space=default` for V8's own size).
+ */
+export function serverNodeFlags(args: Map<string, string>): string[] {
+  const semiSpace = args.get('semi-space') ?? '8';
+  return semiSpace === 'default' ? [] : [`--max-semi-space-size=${Number(semiSpace)}`];
+}
+
 export interface Figures {
   rps: number;
   p50: number;

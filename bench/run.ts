@@ -28,6 +28,7 @@ import {
   machine,
   parseArgs,
   saveResults,
+  serverNodeFlags,
   startChild,
   stopChild,
   summarise,
@@ -128,10 +129,7 @@ const customerKeys: string[] = [];
 if (wallets > 1) for (let n = 1; n <= wallets; n++) customerKeys.push(await provision(n));
 const mcpKey = await provisionMcpKey(parseEnv(baseEnv));
 const loads = mcpLoads(mcpKey.key, dataset, limit);
-// Both servers run as `npm start` runs the service: V8's young generation capped at 8 MB per
-// semi-space (--semi-space=N to change it, --semi-space=default for V8's own size).
-const semiSpace = args.get('semi-space') ?? '8';
-const nodeFlags = semiSpace === 'default' ? [] : [`--max-semi-space-size=${Number(semiSpace)}`];
+const nodeFlags = serverNodeFlags(args);
 const service = await startChild(
   'bench/serve-service.ts',
   { ...baseEnv, ...(logged ? { BENCH_LOG: 'info' } : {}) },
