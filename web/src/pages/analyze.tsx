@@ -103,8 +103,9 @@ function NotEntitled({ error }: { error: ApiError }) {
       <p>
         It comes with the{' '}
         <strong>{packages.map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join(' or ')}</strong> package,
-        which an operator assigns; it is not part of the free public test. {error.problem.detail}
+        which an operator assigns; it is not part of the free public test.
       </p>
+      <p>{error.problem.detail}</p>
       <p>
         <Link href="/packages">Compare the packages</Link>
       </p>
