@@ -17,7 +17,8 @@ export function parseArgs(argv: readonly string[]): Map<string, string> {
   return new Map(
     argv.flatMap((a, i) => {
       if (!a.startsWith('--')) return [];
-      const [name, value] = a.slice(2).split('=') as [string, string | undefined];
+      const at = a.indexOf('=');
+      const [name, value] = at < 0 ? [a.slice(2), undefined] : [a.slice(2, at), a.slice(at + 1)];
       const next = argv[i + 1];
       return [[name, value ?? (next && !next.startsWith('--') ? next : 'true')] as [string, string]];
     }),
@@ -26,11 +27,18 @@ export function parseArgs(argv: readonly string[]): Map<string, string> {
 
 /**
  * The Node flags a benchmarked server runs with: those of `npm start`, V8's young generation capped at
- * 8 MB per semi-space (`--semi-space=N` to change it, `--semi-space=default` for V8's own size).
+ * 8 MB per semi-space (`--semi-space=N` to change it, `--semi-space=default` for V8's own size), and
+ * `--cpu-prof=DIR` to profile.
  */
 export function serverNodeFlags(args: Map<string, string>): string[] {
   const semiSpace = args.get('semi-space') ?? '8';
-  return semiSpace === 'default' ? [] : [`--max-semi-space-size=${Number(semiSpace)}`];
+  const flags = semiSpace === 'default' ? [] : [`--max-semi-space-size=${Number(semiSpace)}`];
+  // --node-flags="...": more flags for the servers, to try V8 settings.
+  flags.push(...(args.get('node-flags')?.split(' ').filter(Boolean) ?? []));
+  // --cpu-prof=DIR: each server writes a V8 CPU profile there as it stops (`node bench/profile.ts` reads them).
+  const profileDir = args.get('cpu-prof');
+  if (profileDir) flags.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
+  return flags;
 }
 
 export interface Figures {

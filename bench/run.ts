@@ -21,6 +21,7 @@ import {
   type Audit,
   auditLine,
   auditStore,
+  builtServer,
   type Figures,
   type LoadOptions,
   line,
@@ -131,11 +132,11 @@ const mcpKey = await provisionMcpKey(parseEnv(baseEnv));
 const loads = mcpLoads(mcpKey.key, dataset, limit);
 const nodeFlags = serverNodeFlags(args);
 const service = await startChild(
-  'bench/serve-service.ts',
+  builtServer('serve-service'),
   { ...baseEnv, ...(logged ? { BENCH_LOG: 'info' } : {}) },
   nodeFlags,
 );
-const bare = await startChild('bench/serve-bare.ts', baseEnv, nodeFlags);
+const bare = await startChild(builtServer('serve-bare'), baseEnv, nodeFlags);
 const meteredUrl = `http://127.0.0.1:${service.port}/api/v1/data/${dataset}?limit=${limit}`;
 const bareUrl = `http://127.0.0.1:${bare.port}/bare/${dataset}?limit=${limit}`;
 const mcpUrl = `http://127.0.0.1:${service.port}/mcp/jsonrpc`;
@@ -207,6 +208,9 @@ for (const [i, mcp] of loads.entries()) {
   });
 }
 
+// --only=a,b: run just those modes (to profile one of them with --cpu-prof); the ratios need a, b, c, d.
+const only = args.get('only')?.split(',');
+if (only) modes.splice(0, modes.length, ...modes.filter((m) => only.includes(m.id)));
 console.log(
   `benchmark: ${dataset}?limit=${limit}, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, medians; ${backend === 'postgres' ? 'PostgreSQL + Redis' : 'SQLite (WAL), in-process limits'}${logged ? '; request log on' : ''}`,
 );
@@ -225,6 +229,16 @@ await stopChild(service.child);
 await stopChild(bare.child);
 const figures = Object.fromEntries(modes.map((m) => [m.id, summarise(m.runs)])) as Record<string, Figures>;
 const fig = (id: string) => figures[id] as Figures;
+if (only) {
+  // A partial run (for a profile): its figures, not saved; the ratios need every mode.
+  for (const mode of modes) console.log(line(mode.name, fig(mode.id)));
+  console.log(
+    audits.every((a) => a.clean) ? 'ledger audits: all clean' : 'warning: a ledger audit found mismatches',
+  );
+  await dropDatabase();
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
 
 /** x's CPU per request as a multiple of y's (null without /proc). */
 const cpuTimes = (x: Figures, y: Figures) =>
