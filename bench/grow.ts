@@ -25,6 +25,7 @@ import {
   type Audit,
   auditLine,
   auditStore,
+  builtServer,
   type Figures,
   line,
   load,
@@ -149,7 +150,7 @@ for (const setup of setups) {
   const started = Date.now();
   const keys = await provision(setup.id, setup.rows, setup.keys);
   console.log(`  set up ${setup.name} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const service = await startChild('bench/serve-service.ts', envFor(setup.id), serverNodeFlags(args));
+  const service = await startChild(builtServer('serve-service'), envFor(setup.id), serverNodeFlags(args));
   prepared.push({ setup, keys, service });
 }
 // With many customers, the load runs over all of them (each key's lookup misses the key cache) and over

@@ -2,7 +2,7 @@
  * What the bench modes share: arguments, the processes under load, the load itself, CPU and memory
  * from /proc, the ledger audit, and the results file the docs are regenerated from.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -100,6 +100,21 @@ function cpuOfAll(comm: string): number | null {
   }
   return total;
 }
+
+/**
+ * Builds the servers as `npm start` runs the service, compiled to JavaScript in dist/ (no type
+ * stripping at run time), and returns the path of a bench server's build: 'serve-service' or 'serve-bare'.
+ */
+export function builtServer(name: 'serve-service' | 'serve-bare'): string {
+  if (!built) {
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+      stdio: 'inherit',
+    });
+    built = true;
+  }
+  return `dist/bench/${name}.js`;
+}
+let built = false;
 
 export async function startChild(
   script: string,

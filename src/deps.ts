@@ -25,13 +25,12 @@ import { HeldSlots } from './limits/held-slots.ts';
 import { MemoryLimiter } from './limits/memory-limiter.ts';
 import type { Limiter } from './limits/port.ts';
 import { FallbackLimiter } from './limits/redis/fallback-limiter.ts';
-import { RedisLimiter } from './limits/redis/redis-limiter.ts';
 import { Metrics } from './metrics.ts';
 import { ChatPlanner } from './planners/chat-planner.ts';
 import type { EdgeServices, ProcessLog } from './services.ts';
 import { withKeyCache } from './store/key-cache.ts';
 import type { Store } from './store/port.ts';
-import { PostgresStore, type StoreHealth } from './store/postgres/postgres-store.ts';
+import type { StoreHealth } from './store/postgres/postgres-store.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 
 /** Everything the process holds: the faces' services, the edge's, and the adapters behind them. */
@@ -88,6 +87,8 @@ async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
   if (!env.REDIS_URL) {
     return { limiter: new MemoryLimiter() as Limiter, status: async () => 'local' as const };
   }
+  // Loaded only when configured, as the PostgreSQL store is: an embedded service never holds their code.
+  const { RedisLimiter } = await import('./limits/redis/redis-limiter.ts');
   const redis = new RedisLimiter(env.REDIS_URL, {
     keyPrefix: env.REDIS_KEY_PREFIX,
     onSilentConnection: (silentMs) => log.warn('Redis connection silent: reconnecting', { silentMs }),
@@ -191,6 +192,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   let store = options.store;
   if (!store) {
     if (isPostgresUrl(env.DATABASE_URL)) {
+      const { PostgresStore } = await import('./store/postgres/postgres-store.ts');
       const postgres = new PostgresStore(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX, health });
       metrics.observePool(() => postgres.poolStats());
       store = postgres;

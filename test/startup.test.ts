@@ -1,6 +1,7 @@
 /** Operator faults at start: environment values, the generated secret, a database another process holds. */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,5 +104,46 @@ test('a database another process holds past busy_timeout is a 503 with Retry-Aft
     assert.equal(again.status, 200, 'served once the other writer is done');
   } finally {
     await server.close();
+  }
+});
+
+test('the build npm start runs starts without type stripping and serves the package files', async () => {
+  // npm start runs dist/ (built by prepare and prestart): V8 needs no TypeScript stripper resident.
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+  const data = join(dir, 'built');
+  mkdirSync(data);
+  const child = spawn(
+    process.execPath,
+    ['--no-experimental-strip-types', '--disable-warning=ExperimentalWarning', 'dist/src/main.js'],
+    {
+      env: {
+        ...process.env,
+        DATA_DIR: data,
+        DATABASE_URL: join(data, 'db.sqlite'),
+        PORT: '0',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  try {
+    let out = '';
+    let address: string | undefined;
+    while (address === undefined) {
+      const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+      out += chunk.toString();
+      address = /"address":"(http:[^"]+)"/.exec(out)?.[1];
+    }
+    const ready = await fetch(`${address}/readyz`);
+    assert.equal(ready.status, 200, await ready.text());
+    const terminal = await fetch(`${address}/terminal/`, { headers: { accept: 'text/html' } });
+    assert.equal(terminal.status, 200);
+    assert.match(await terminal.text(), /<script type="module"/);
+    const manual = await fetch(`${address}/manual/api`);
+    assert.equal(manual.status, 200);
+    assert.match(await manual.text(), /<h1/);
+  } finally {
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await once(child, 'exit');
   }
 });

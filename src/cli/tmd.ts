@@ -27,6 +27,7 @@ import {
   tokenAmount,
 } from '../domain/operator.ts';
 import { AppError } from '../errors.ts';
+import { packagePath } from '../package-files.ts';
 import type { Services } from '../services.ts';
 import { presentAccountView } from '../views/accounts.ts';
 import { keyExpiry, label } from '../views/common.ts';
@@ -105,7 +106,7 @@ export function commandUsage(command: string): string | null {
 
 /** The version of the service this `tmd` belongs to, and the Node it runs on. */
 export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as {
     version: string;
   };
   return `tmd ${pkg.version} (node ${process.versions.node})\n`;

@@ -4,16 +4,16 @@
  * the browser). It is a client of the public API (src/http/rest.ts), nothing more.
  */
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { chooseType } from '../edge/accept.ts';
 import { sendProblem } from '../edge/problem.ts';
 import type { TypedApp } from '../edge/server.ts';
 import { AppError } from '../errors.ts';
+import { packagePath } from '../package-files.ts';
 
 export const TERMINAL_PATH = '/terminal/';
-const DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+const DIST = `${packagePath('web', 'dist')}/`;
 
 /**
  * No inline script or style attribute, nothing from another origin, never framed. Styles set through

@@ -5,13 +5,13 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Marked, type Tokens } from 'marked';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
+import { packagePath } from '../../package-files.ts';
 
 export const MANUAL_PATH = '/manual';
-const defaultDocsDir = fileURLToPath(new URL('../../../docs/', import.meta.url));
+const defaultDocsDir = packagePath('docs');
 
 /** Pages first in the index, in reading order; any other page follows by name. */
 const readingOrder = [
