@@ -1,5 +1,6 @@
 /** Data reads: the envelope, filters, fields, paging, sorting, CSV, and the catalog. */
 import assert from 'node:assert/strict';
+import { createHmac, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { csvCell } from '../src/catalog/csv.ts';
@@ -503,4 +504,20 @@ describe('catalog', () => {
       );
     }
   });
+});
+
+test("a cursor's MAC is HMAC-SHA-256 as createHmac computes it, for short and long keys", () => {
+  for (const size of [16, 32, 64, 65, 100]) {
+    const secret = randomBytes(size);
+    const fingerprint = randomBytes(20).toString('hex');
+    const cursor = new CursorCodec(secret).encode(fingerprint, { t: '2026-11-25', id: 12345 });
+    const [payload, mac] = cursor.split('.') as [string, string];
+    const expected = createHmac('sha256', secret)
+      .update(`${payload}\n${fingerprint}`)
+      .digest()
+      .subarray(0, 16);
+    assert.equal(mac, expected.toString('base64url'), `key of ${size} bytes`);
+    assert.deepEqual(new CursorCodec(secret).decode(cursor, fingerprint), { t: '2026-11-25', id: 12345 });
+    assert.throws(() => new CursorCodec(randomBytes(size)).decode(cursor, fingerprint), /not valid/);
+  }
 });

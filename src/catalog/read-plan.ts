@@ -2,7 +2,7 @@
  * Read parameters, validated against one dataset and turned into a store query. The zod shapes here feed
  * the REST querystring, the OpenAPI document and the MCP tool schemas alike.
  */
-import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import type { CatalogEntry } from './catalog.ts';
@@ -128,6 +128,8 @@ function invalid(detail: string, path: string): AppError {
 }
 
 const DAY_MS = 86_400_000;
+/** SHA-256's block size, in bytes. */
+const HMAC_BLOCK = 64;
 /** The first instant after every bound a read can name (10000-01-01T00:00:00Z). */
 const END_OF_TIME = Date.UTC(10000, 0, 1);
 
@@ -136,20 +138,26 @@ const END_OF_TIME = Date.UTC(10000, 0, 1);
  * so a forged cursor and a cursor reused with other filters are both refused.
  */
 export class CursorCodec {
-  /** Imported once: an HMAC keyed by a raw Buffer imports the key on every call, five times the MAC's cost. */
-  readonly #secret: KeyObject;
+  /** The key XORed with HMAC's inner and outer pads (RFC 2104), computed once. */
+  readonly #inner: Buffer;
+  readonly #outer: Buffer;
 
   constructor(secret: Buffer) {
-    this.#secret = createSecretKey(secret);
+    // HMAC-SHA-256 as RFC 2104 defines it, over two one-shot hashes: createHmac builds a stream and an
+    // OpenSSL context per call, 1.7 times the cost in profiles under load (a test checks it against createHmac).
+    const key = secret.length > HMAC_BLOCK ? hash('sha256', secret, 'buffer') : secret;
+    this.#inner = Buffer.alloc(HMAC_BLOCK, 0x36);
+    this.#outer = Buffer.alloc(HMAC_BLOCK, 0x5c);
+    for (let i = 0; i < key.length; i++) {
+      this.#inner[i] = (this.#inner[i] as number) ^ (key[i] as number);
+      this.#outer[i] = (this.#outer[i] as number) ^ (key[i] as number);
+    }
   }
 
   #mac(payload: string, fingerprint: string): Buffer {
-    return createHmac('sha256', this.#secret)
-      .update(payload)
-      .update('\n')
-      .update(fingerprint)
-      .digest()
-      .subarray(0, 16);
+    const message = Buffer.from(`${payload}\n${fingerprint}`);
+    const inner = hash('sha256', Buffer.concat([this.#inner, message]), 'buffer');
+    return hash('sha256', Buffer.concat([this.#outer, inner]), 'buffer').subarray(0, 16);
   }
 
   encode(fingerprint: string, position: { t: string; id: number }): string {
