@@ -27,12 +27,14 @@ export function parseArgs(argv: readonly string[]): Map<string, string> {
 
 /**
  * The Node flags a benchmarked server runs with: those of `npm start`, V8's young generation capped at
- * 8 MB per semi-space (`--semi-space=N` to change it, `--semi-space=default` for V8's own size), and
- * `--cpu-prof=DIR` to profile.
+ * 8 MB per semi-space (`--semi-space=N` to change it, `--semi-space=default` for V8's own size) and its
+ * old generation at 1024 MB (`--old-space=N`, `--old-space=default`), and `--cpu-prof=DIR` to profile.
  */
 export function serverNodeFlags(args: Map<string, string>): string[] {
   const semiSpace = args.get('semi-space') ?? '8';
+  const oldSpace = args.get('old-space') ?? '1024';
   const flags = semiSpace === 'default' ? [] : [`--max-semi-space-size=${Number(semiSpace)}`];
+  if (oldSpace !== 'default') flags.push(`--max-old-space-size=${Number(oldSpace)}`);
   // --node-flags="...": more flags for the servers, to try V8 settings.
   flags.push(...(args.get('node-flags')?.split(' ').filter(Boolean) ?? []));
   // --cpu-prof=DIR: each server writes a V8 CPU profile there as it stops (`node bench/profile.ts` reads them).
