@@ -108,3 +108,22 @@ if (callersOf) {
   }
   print(`callers of /${callersOf}/`, inclusiveBy, top);
 }
+
+// --within=REGEX: self time of the functions called (at any depth) by those whose name matches.
+const within = args.get('within');
+if (within) {
+  const pattern = new RegExp(within);
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inside = new Map<string, number>();
+  for (const [id, us] of selfUs) {
+    let match = false;
+    for (let at: number | undefined = id; at !== undefined && !match; at = parent.get(at))
+      match = pattern.test((byId.get(at) as Node).callFrame.functionName);
+    if (!match) continue;
+    const { functionName, url, lineNumber } = (byId.get(id) as Node).callFrame;
+    const name = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|src|bench)\//, '$1/')}:${lineNumber + 1}`;
+    inside.set(name, (inside.get(name) ?? 0) + us);
+  }
+  print(`self time within /${within}/`, inside, top);
+}
