@@ -13,6 +13,7 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import pino from 'pino';
 import type { Env } from '../config.ts';
 import { newRequestId } from '../domain/ids.ts';
 import { AppError, toProblem } from '../errors.ts';
@@ -66,20 +67,49 @@ function afterResponsesInFlight(socket: Socket, then: () => void): void {
   inFlight.once('close', next);
 }
 
+/** How long a request log line may wait in the buffer before it is written. */
+const LOG_FLUSH_MS = 1000;
+
+/**
+ * Standard output for the request log, written 4 KB at a time (and at least every second, and at once
+ * as the process exits): a write per line was a system call per request.
+ */
+function bufferedStdout(): { stream: pino.DestinationStream; close: () => void } {
+  const destination = pino.destination({ dest: 1, minLength: 4096, sync: false });
+  const timer = setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
+  const flushNow = () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // Never opened, or already closed: nothing left to write.
+    }
+  };
+  process.once('exit', flushNow);
+  return {
+    stream: destination,
+    close: () => {
+      clearInterval(timer);
+      process.removeListener('exit', flushNow);
+      flushNow();
+    },
+  };
+}
+
 export function createServer(env: Env, options: ServerOptions = {}): FastifyInstance {
   const trustProxy = env.TRUST_PROXY ? env.TRUST_PROXY.split(',').map((s) => s.trim()) : false;
   const operatorSecrets = [env.ADMIN_TOKEN, env.METRICS_TOKEN, env.JWT_SECRET].filter(
     (secret): secret is string => typeof secret === 'string' && secret.length > 0,
   );
+  const given = typeof options.logger === 'object' ? options.logger.stream : undefined;
+  const level = typeof options.logger === 'object' ? options.logger.level : env.LOG_LEVEL;
+  const stdout = options.logger === false || given || level === 'silent' ? null : bufferedStdout();
   const app = Fastify({
     logger:
       options.logger === false
         ? false
         : {
-            level: typeof options.logger === 'object' ? options.logger.level : env.LOG_LEVEL,
-            ...(typeof options.logger === 'object' && options.logger.stream
-              ? { stream: options.logger.stream }
-              : {}),
+            level,
+            ...(given ? { stream: given } : stdout ? { stream: stdout.stream } : {}),
             // Requests are logged by method, URL and client; headers are not logged at all. A credential
             // a client put in the URL (where it does not belong) is masked.
             serializers: {
@@ -176,5 +206,6 @@ export function createServer(env: Env, options: ServerOptions = {}): FastifyInst
   app.decorateRequest('caller', null);
   app.decorateRequest('limitSlot', null);
   app.decorate('openExports', new OpenExports());
+  if (stdout) app.addHook('onClose', async () => stdout.close());
   return app;
 }
