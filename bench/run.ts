@@ -231,7 +231,11 @@ const figures = Object.fromEntries(modes.map((m) => [m.id, summarise(m.runs)])) 
 const fig = (id: string) => figures[id] as Figures;
 if (only) {
   // A partial run (for a profile): its figures, not saved; the ratios need every mode.
-  for (const mode of modes) console.log(line(mode.name, fig(mode.id)));
+  for (const mode of modes) {
+    console.log(line(mode.name, fig(mode.id)));
+    // What a profile of this run divides by (bench/profile.ts --requests=N): warm-ups included.
+    console.log(`    requests served: ${fig(mode.id).ok}`);
+  }
   console.log(
     audits.every((a) => a.clean) ? 'ledger audits: all clean' : 'warning: a ledger audit found mismatches',
   );
