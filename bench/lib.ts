@@ -109,9 +109,7 @@ function cpuOfAll(comm: string): number | null {
  */
 export function builtServer(name: 'serve-service' | 'serve-bare'): string {
   if (!built) {
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
-      stdio: 'inherit',
-    });
+    execFileSync(process.execPath, ['scripts/build-server.mjs'], { stdio: 'inherit' });
     built = true;
   }
   return `dist/bench/${name}.js`;

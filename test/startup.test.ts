@@ -109,7 +109,7 @@ test('a database another process holds past busy_timeout is a 503 with Retry-Aft
 
 test('the build npm start runs starts without type stripping and serves the package files', async () => {
   // npm start runs dist/ (built by prepare and prestart): V8 needs no TypeScript stripper resident.
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json']);
+  execFileSync(process.execPath, ['scripts/build-server.mjs']);
   const data = join(dir, 'built');
   mkdirSync(data);
   const child = spawn(
@@ -129,9 +129,12 @@ test('the build npm start runs starts without type stripping and serves the pack
   try {
     let out = '';
     let address: string | undefined;
+    const exited = once(child, 'exit').then(([code]) => ({ code }));
     while (address === undefined) {
-      const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
-      out += chunk.toString();
+      const next = await Promise.race([once(child.stdout, 'data').then(([c]) => c as Buffer), exited]);
+      if (!Buffer.isBuffer(next))
+        assert.fail(`the built server exited (${next.code}) before listening:\n${out}`);
+      out += next.toString();
       address = /"address":"(http:[^"]+)"/.exec(out)?.[1];
     }
     const ready = await fetch(`${address}/readyz`);
@@ -143,7 +146,9 @@ test('the build npm start runs starts without type stripping and serves the pack
     assert.equal(manual.status, 200);
     assert.match(await manual.text(), /<h1/);
   } finally {
-    child.kill('SIGTERM');
-    if (child.exitCode === null) await once(child, 'exit');
+    if (child.exitCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   }
 });
