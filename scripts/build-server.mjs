@@ -63,18 +63,22 @@ function lock() {
   }
 }
 
-lock();
-try {
-  const sources = digest();
-  const built = existsSync(STAMP) ? readFileSync(STAMP, 'utf8') : '';
-  if (built !== sources || process.argv.includes('--force')) {
-    rmSync(STAMP, { force: true });
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
-      stdio: 'inherit',
-    });
-    mkdirSync('dist', { recursive: true });
-    writeFileSync(STAMP, sources);
+const sources = digest();
+const current = () => existsSync(STAMP) && readFileSync(STAMP, 'utf8') === sources;
+const force = process.argv.includes('--force');
+// A current build needs no lock (nor a writable package directory).
+if (force || !current()) {
+  lock();
+  try {
+    if (force || !current()) {
+      rmSync(STAMP, { force: true });
+      execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+        stdio: 'inherit',
+      });
+      mkdirSync('dist', { recursive: true });
+      writeFileSync(STAMP, sources);
+    }
+  } finally {
+    rmSync(LOCK, { force: true });
   }
-} finally {
-  rmSync(LOCK, { force: true });
 }

@@ -75,7 +75,13 @@ const LOG_FLUSH_MS = 1000;
  * as the process exits): a write per line was a system call per request.
  */
 function bufferedStdout(): { stream: pino.DestinationStream; close: () => void } {
-  const destination = pino.destination({ dest: 1, minLength: 4096, sync: false });
+  // A standard output that stops reading drops lines past 16 MB rather than growing without end.
+  const destination = pino.destination({
+    dest: 1,
+    minLength: 4096,
+    maxLength: 16 * 1024 * 1024,
+    sync: false,
+  });
   const timer = setInterval(() => destination.flush(), LOG_FLUSH_MS).unref();
   const flushNow = () => {
     try {
