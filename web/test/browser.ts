@@ -64,6 +64,8 @@ export async function launch(): Promise<BrowserSession> {
     ],
     acceptDownloads: true,
     viewport: { width: 1360, height: 900 },
+    // West of UTC, where a date drawn as local midnight of its UTC day would show the day before.
+    timezoneId: 'America/New_York',
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = await context.newPage();

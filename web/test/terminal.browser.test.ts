@@ -182,6 +182,12 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     // The time under the same point of the plot moves once the chart is zoomed in.
     const timeUnderCursor = () => figure.locator('.u-legend .u-value').first().textContent();
     const before = await timeUnderCursor();
+    // Daily rows: the time is the row's own date (UTC), in a browser five hours behind UTC.
+    const rowDates = await page.locator('table tbody tr td:nth-child(2)').allTextContents();
+    assert.match(before ?? '', /^\d{4}-\d{2}-\d{2}$/);
+    assert.ok(rowDates.includes(before ?? ''), `${before} is a row's date`);
+    const ticks = (await figure.locator('.u-axis').first().textContent()) ?? '';
+    assert.doesNotMatch(ticks, /am|pm/i, 'daily data is ticked by day');
     await page.mouse.move(box.x + box.width * 0.1, box.y + box.height / 2);
     await page.mouse.down();
     await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2, { steps: 5 });

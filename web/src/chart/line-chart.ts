@@ -14,6 +14,20 @@ function colour(i: number): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#4fa3ff';
 }
 
+const DAY = 86_400;
+const MONTH = 30 * DAY;
+const YEAR = 365 * DAY;
+/** Tick spacings for daily data: whole days, months and years (uPlot's own also offer hours). */
+const dayIncrs = [1, 2, 3, 7, 14]
+  .map((n) => n * DAY)
+  .concat(
+    [1, 2, 3, 6].map((n) => n * MONTH),
+    [1, 2, 5, 10].map((n) => n * YEAR),
+  );
+
+/** Dates are UTC days (2026-11-20 is that day's 00:00Z): drawn as such in every time zone. */
+const utc = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC');
+
 export interface ChartHandle {
   destroy(): void;
 }
@@ -28,16 +42,18 @@ export function drawChart(
   const axisColour = getComputedStyle(document.documentElement).getPropertyValue('--text-dim').trim();
   const gridColour = getComputedStyle(document.documentElement).getPropertyValue('--line').trim();
   const axis = { stroke: axisColour, grid: { stroke: gridColour, width: 1 }, ticks: { stroke: gridColour } };
+  const daily = xs.every((x) => x % DAY === 0);
   const plot = new uPlot(
     {
       ...(options.title ? { title: options.title } : {}),
       width: Math.max(320, el.clientWidth - 8),
       height: options.height ?? 320,
+      tzDate: utc,
       scales: { x: { time: true } },
-      axes: [axis, axis],
+      axes: [daily ? { ...axis, incrs: dayIncrs } : axis, axis],
       cursor: { drag: { x: true, y: false } },
       series: [
-        {},
+        { value: daily ? '{YYYY}-{MM}-{DD}' : '{YYYY}-{MM}-{DD} {HH}:{mm}Z' },
         ...series.map((s, i) => ({
           label: s.label,
           stroke: colour(i),
