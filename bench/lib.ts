@@ -25,19 +25,32 @@ export function parseArgs(argv: readonly string[]): Map<string, string> {
   );
 }
 
+/** npm start's heap sizes (MB) by V8 flag name, read from package.json: the bench runs the service as it starts. */
+function startHeapSizes(): Map<string, string> {
+  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
+  return new Map(
+    [...scripts.start.matchAll(/--(max-(?:semi|old)-space-size)=(\d+)/g)].map((m) => [
+      m[1] as string,
+      m[2] as string,
+    ]),
+  );
+}
+
 /**
- * The Node flags a benchmarked server runs with: those of `npm start`, V8's young generation capped at
- * 8 MB per semi-space (`--semi-space=N` to change it, `--semi-space=default` for V8's own size) and its
- * old generation at 1024 MB (`--old-space=N`, `--old-space=default`), and `--cpu-prof=DIR` to profile.
+ * The Node flags a benchmarked server runs with: `npm start`'s heap sizes (`--semi-space=N` and
+ * `--old-space=N` to change them, `=default` for V8's own), `--node-flags="..."` to add V8 settings, and
+ * `--cpu-prof=DIR` for each server to write a CPU profile there as it stops (bench/profile.ts reads them).
  */
 export function serverNodeFlags(args: Map<string, string>): string[] {
-  const semiSpace = args.get('semi-space') ?? '8';
-  const oldSpace = args.get('old-space') ?? '1024';
-  const flags = semiSpace === 'default' ? [] : [`--max-semi-space-size=${Number(semiSpace)}`];
-  if (oldSpace !== 'default') flags.push(`--max-old-space-size=${Number(oldSpace)}`);
-  // --node-flags="...": more flags for the servers, to try V8 settings.
+  const flags: string[] = [];
+  for (const [option, flag] of [
+    ['semi-space', 'max-semi-space-size'],
+    ['old-space', 'max-old-space-size'],
+  ] as const) {
+    const size = args.get(option) ?? startHeapSizes().get(flag);
+    if (size !== undefined && size !== 'default') flags.push(`--${flag}=${Number(size)}`);
+  }
   flags.push(...(args.get('node-flags')?.split(' ').filter(Boolean) ?? []));
-  // --cpu-prof=DIR: each server writes a V8 CPU profile there as it stops (`node bench/profile.ts` reads them).
   const profileDir = args.get('cpu-prof');
   if (profileDir) flags.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
   return flags;
@@ -103,6 +116,8 @@ function cpuOfAll(comm: string): number | null {
   return total;
 }
 
+let built = false;
+
 /**
  * Builds the servers as `npm start` runs the service, compiled to JavaScript in dist/ (no type
  * stripping at run time), and returns the path of a bench server's build: 'serve-service' or 'serve-bare'.
@@ -114,7 +129,6 @@ export function builtServer(name: 'serve-service' | 'serve-bare'): string {
   }
   return `dist/bench/${name}.js`;
 }
-let built = false;
 
 export async function startChild(
   script: string,
