@@ -32,7 +32,7 @@ import type { Services } from '../services.ts';
 import { presentAccountView } from '../views/accounts.ts';
 import { keyExpiry, label } from '../views/common.ts';
 import { presentKey } from '../views/keys.ts';
-import { presentLedgerEntry } from '../views/ledger.ts';
+import { presentLedgerEntry, presentMonthlyCreditRun } from '../views/ledger.ts';
 
 /** A file's text; bytes that are not UTF-8 refuse the import rather than turning into U+FFFD. */
 function readUtf8(file: string): string {
@@ -498,16 +498,7 @@ export async function dispatch(deps: Services, cliIo: CliIo, args: string[]): Pr
     }
     case 'monthly-credit': {
       const run = await operator.runMonthlyCredits();
-      print(io, {
-        month: run.month,
-        credited: run.credited.map((c) => ({
-          account_id: c.accountId,
-          package: c.packageId,
-          tokens: c.tokens,
-          entry_id: c.entryId,
-        })),
-        already_credited: run.alreadyCredited,
-      });
+      print(io, presentMonthlyCreditRun(run));
       return;
     }
     case 'import':

@@ -2,6 +2,7 @@
 
 import { z } from 'zod';
 import { formatMicros } from '../domain/money.ts';
+import type { MonthlyCreditRun } from '../domain/packages.ts';
 import type { LedgerEntry, UsageEvent } from '../store/port.ts';
 import { iso, tokens } from './common.ts';
 
@@ -43,5 +44,19 @@ export function presentUsage(e: UsageEvent) {
     tokens_burned: formatMicros(e.burnedMicros),
     outcome: e.outcome,
     rows: e.rows,
+  };
+}
+
+/** A run of the monthly package credits (the admin API and `tmd monthly-credit`). */
+export function presentMonthlyCreditRun(run: MonthlyCreditRun) {
+  return {
+    month: run.month,
+    credited: run.credited.map((c) => ({
+      account_id: c.accountId,
+      package: c.packageId,
+      tokens: c.tokens,
+      entry_id: c.entryId,
+    })),
+    already_credited: run.alreadyCredited,
   };
 }

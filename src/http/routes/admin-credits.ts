@@ -3,7 +3,11 @@ import { formatMicros } from '../../domain/money.ts';
 import { creditKinds, tokenAmount } from '../../domain/operator.ts';
 import { AppError } from '../../errors.ts';
 import { label, tokens } from '../../views/common.ts';
-import { ledgerEntryOut as entryOut, presentLedgerEntry } from '../../views/ledger.ts';
+import {
+  ledgerEntryOut as entryOut,
+  presentLedgerEntry,
+  presentMonthlyCreditRun,
+} from '../../views/ledger.ts';
 import { bodyCodes, problems } from '../schemas.ts';
 import type { AdminRoutes } from './admin-guard.ts';
 
@@ -100,16 +104,7 @@ export function registerAdminCreditRoutes(admin: AdminRoutes): void {
     async (request) => {
       const run = await operator.runMonthlyCredits();
       audit(request, 'monthly_credits', { month: run.month, credited: run.credited.length });
-      return {
-        month: run.month,
-        credited: run.credited.map((c) => ({
-          account_id: c.accountId,
-          package: c.packageId,
-          tokens: c.tokens,
-          entry_id: c.entryId,
-        })),
-        already_credited: run.alreadyCredited,
-      };
+      return presentMonthlyCreditRun(run);
     },
   );
 }
