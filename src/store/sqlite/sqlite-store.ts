@@ -71,6 +71,15 @@ import { sqliteMigrations } from './migrations.ts';
 
 /** Prepared statements kept (see #stmt); the store's own fixed statements are a few dozen. */
 const MAX_STATEMENTS = 256;
+
+/**
+ * A read's LIMIT, written into its SQL: SQLite re-prepares a statement on every run whose LIMIT is a
+ * bound parameter (the planner reads its value), which cost a page read about 10 µs.
+ */
+function limitLiteral(limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`not a row limit: ${limit}`);
+  return String(limit);
+}
 /** Above every row id: the keyset bound of a first page. */
 const MAX_ID = 9223372036854775807n;
 
@@ -209,18 +218,25 @@ export class SqliteStore implements Store {
     }
   }
 
-  #tx<T>(work: () => T): T {
+  /**
+   * A transaction around `work`: IMMEDIATE takes the write lock up front; DEFERRED, for statements that
+   * only read, makes them one read transaction (one WAL read lock instead of one per statement). Its
+   * statements are prepared once: exec would parse them on every call.
+   */
+  #tx<T>(work: () => T, mode: 'IMMEDIATE' | 'DEFERRED' = 'IMMEDIATE'): T {
+    // A read inside a transaction already open (an in-memory database's streamed load) is part of it.
+    if (mode === 'DEFERRED' && this.#db.isTransaction) return work();
     try {
-      this.#db.exec('BEGIN IMMEDIATE');
+      this.#stmt(`BEGIN ${mode}`).run();
     } catch (error) {
       throw busyAsUnavailable(error);
     }
     try {
       const result = work();
-      this.#db.exec('COMMIT');
+      this.#stmt('COMMIT').run();
       return result;
     } catch (error) {
-      this.#db.exec('ROLLBACK');
+      this.#stmt('ROLLBACK').run();
       throw busyAsUnavailable(error);
     }
   }
@@ -815,13 +831,9 @@ export class SqliteStore implements Store {
     const withCsv = q.csvColumns !== undefined;
     const rows = this.#stmt(
       `SELECT id, t, data, import_id${withCsv ? `, ${SqliteStore.#csvLine}` : ''} FROM dataset_rows WHERE ${where}
-        ORDER BY t ${direction}, id ${direction} LIMIT ?`,
+        ORDER BY t ${direction}, id ${direction} LIMIT ${limitLiteral(q.limit)}`,
       true,
-    ).all(
-      ...(withCsv ? [q.dataset, q.csvColumns as string] : []),
-      ...params,
-      q.limit,
-    ) as unknown as unknown[][];
+    ).all(...(withCsv ? [q.dataset, q.csvColumns as string] : []), ...params) as unknown as unknown[][];
     return rows.map(([id, t, data, importId, line]) => {
       const row: StoredRow = { id: num(id), t: str(t), json: str(data), importId: optNum(importId) };
       if (withCsv) row.csv = line === null ? null : str(line);
@@ -839,8 +851,7 @@ export class SqliteStore implements Store {
    * that records them); when they differ the joined lines are dropped, as they are when a row lacks its
    * line all the same (a database edited by hand). Checking the columns row by row cost a tenth of the
    * statement. A full page then looks past its end by position: the keyset of its last row and whether
-   * one follows. Both statements run back to back on this connection, which nothing else writes between
-   * them (node:sqlite is synchronous).
+   * one follows, in the same read transaction.
    */
   async queryPage(q: PageQuery): Promise<StoredPage> {
     const { where, params } = this.#pageFilter(q);
@@ -849,29 +860,33 @@ export class SqliteStore implements Store {
     const withCsv = q.csvColumns !== undefined;
     const joined =
       q.csvJoin === 'json' ? 'json_quote(group_concat(csv, char(10)))' : 'group_concat(csv, char(13, 10))';
-    const [count, json, csv, lines, renderedOver, importIds] = this.#stmt(
-      `SELECT count(*), group_concat(data, ','),
-          ${withCsv ? `${joined}, count(csv), (SELECT csv_columns FROM dataset_sources WHERE dataset = ?)` : 'NULL, 0, NULL'},
-          group_concat(DISTINCT import_id)
-        FROM (SELECT data, import_id${withCsv ? ', csv' : ''} FROM dataset_rows WHERE ${where} ${order} LIMIT ?)`,
-      true,
-    ).get(...(withCsv ? [q.dataset] : []), ...params, q.limit) as unknown as [
-      number,
-      string | null,
-      string | null,
-      number,
-      string | null,
-      string | null,
-    ];
-    let next: StoredPage['next'] = null;
-    if (count === q.limit && count > 0) {
-      const tail = this.#stmt(
-        `SELECT t, id FROM dataset_rows WHERE ${where} ${order} LIMIT 2 OFFSET ?`,
+    // One read transaction: the tail sees the rows the page saw, whatever another process writes.
+    const [count, json, csv, lines, renderedOver, importIds, next] = this.#tx(() => {
+      const [count, json, csv, lines, renderedOver, importIds] = this.#stmt(
+        `SELECT count(*), group_concat(data, ','),
+            ${withCsv ? `${joined}, count(csv), (SELECT csv_columns FROM dataset_sources WHERE dataset = ?)` : 'NULL, 0, NULL'},
+            group_concat(DISTINCT import_id)
+          FROM (SELECT data, import_id${withCsv ? ', csv' : ''} FROM dataset_rows WHERE ${where} ${order} LIMIT ${limitLiteral(q.limit)})`,
         true,
-      ).all(...params, q.limit - 1) as unknown as [string, number][];
-      const [last, following] = tail;
-      if (last && following) next = { t: str(last[0]), id: num(last[1]) };
-    }
+      ).get(...(withCsv ? [q.dataset] : []), ...params) as unknown as [
+        number,
+        string | null,
+        string | null,
+        number,
+        string | null,
+        string | null,
+      ];
+      let next: StoredPage['next'] = null;
+      if (count === q.limit && count > 0) {
+        const tail = this.#stmt(
+          `SELECT t, id FROM dataset_rows WHERE ${where} ${order} LIMIT 2 OFFSET ?`,
+          true,
+        ).all(...params, q.limit - 1) as unknown as [string, number][];
+        const [last, following] = tail;
+        if (last && following) next = { t: str(last[0]), id: num(last[1]) };
+      }
+      return [count, json, csv, lines, renderedOver, importIds, next] as const;
+    }, 'DEFERRED');
     const imports = importIdsOf(importIds === null ? [] : importIds.split(',').map(Number));
     const page: StoredPage = { count, json: json ?? '', next, imports };
     if (withCsv) {
