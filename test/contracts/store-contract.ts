@@ -1382,6 +1382,17 @@ export function runStoreContract(
           });
           assert.deepEqual([empty.count, empty.json, empty.csv, empty.next], [0, '', '', null]);
         }
+        // A limit that is not a whole number of rows reads nothing (SQLite writes it into the SQL).
+        for (const limit of [2.5, -1, Number.NaN]) {
+          await assert.rejects(
+            store.queryPage({ dataset: odd, filters: {}, descending: true, limit }),
+            String(limit),
+          );
+          await assert.rejects(
+            store.queryRows({ dataset: odd, filters: {}, descending: true, limit }),
+            String(limit),
+          );
+        }
       });
 
       test('keyset paging visits every row exactly once, in both directions', async () => {

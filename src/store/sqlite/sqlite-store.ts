@@ -73,8 +73,8 @@ import { sqliteMigrations } from './migrations.ts';
 const MAX_STATEMENTS = 256;
 
 /**
- * A read's LIMIT, written into its SQL: SQLite re-prepares a statement on every run whose LIMIT is a
- * bound parameter (the planner reads its value), which cost a page read about 10 µs.
+ * A LIMIT, written into the SQL as a checked integer: SQLite re-prepares a statement on every run whose
+ * LIMIT is a bound parameter (the planner reads its value), which cost a page read about 10 µs.
  */
 function limitLiteral(limit: number): string {
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`not a row limit: ${limit}`);
@@ -620,10 +620,9 @@ export class SqliteStore implements Store {
   ): Promise<LedgerEntry[]> {
     const before = page.beforeId === null ? MAX_ID : BigInt(page.beforeId);
     return this.#all(
-      'SELECT * FROM ledger_entries WHERE wallet_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+      `SELECT * FROM ledger_entries WHERE wallet_id = ? AND id < ? ORDER BY id DESC LIMIT ${limitLiteral(page.limit)}`,
       walletId,
       before,
-      page.limit,
     ).map(entryFrom);
   }
 
@@ -659,10 +658,9 @@ export class SqliteStore implements Store {
     const [column, value] = 'accountId' in scope ? ['account_id', scope.accountId] : ['key_id', scope.keyId];
     const before = beforeId === null ? Number.MAX_SAFE_INTEGER : Number(beforeId);
     return this.#all(
-      `SELECT * FROM usage_events WHERE ${column} = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+      `SELECT * FROM usage_events WHERE ${column} = ? AND id < ? ORDER BY id DESC LIMIT ${limitLiteral(limit)}`,
       value,
       before,
-      limit,
     ).map(usageFrom);
   }
 
@@ -678,14 +676,13 @@ export class SqliteStore implements Store {
               SUM(outcome <> 'refunded') AS served, SUM(outcome = 'refunded') AS refunded,
               SUM(burned_micros) AS burned, MAX(id) AS newest
          FROM (SELECT id, at, dataset, channel, outcome, burned_micros FROM usage_events
-                WHERE ${column} = ? AND at >= ? ORDER BY id DESC LIMIT ?)
+                WHERE ${column} = ? AND at >= ? ORDER BY id DESC LIMIT ${limitLiteral(query.limit)})
         GROUP BY bucket, dataset, channel
         ORDER BY newest DESC`,
       bucketMs,
       bucketMs,
       value,
       query.sinceMs,
-      query.limit,
     ).map(usageSumFrom);
     const beyond = this.#get(
       `SELECT 1 AS found FROM usage_events WHERE ${column} = ? AND at >= ? ORDER BY id DESC LIMIT 1 OFFSET ?`,
@@ -989,9 +986,8 @@ export class SqliteStore implements Store {
       params.push(...filter.ids);
     }
     return this.#all(
-      `SELECT * FROM import_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
+      `SELECT * FROM import_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limitLiteral(limit)}`,
       ...params,
-      limit,
     ).map(importRunFrom);
   }
 
