@@ -131,6 +131,12 @@ export function joinCsvLines(lines: readonly string[], join: CsvJoin): string {
   return join === 'json' ? JSON.stringify(lines.join('\n')).slice(1, -1) : lines.join('\r\n');
 }
 
+/** A row limit as the stores take it: a whole number of rows, or a RangeError before anything is read. */
+export function rowLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`not a row limit: ${limit}`);
+  return limit;
+}
+
 /**
  * A text page built from rows fetched one by one (limit + 1, to see whether rows follow): PostgreSQL's
  * queryPage, and the reference the store contract holds SQLite's single-statement page to.
@@ -139,7 +145,7 @@ export async function pageOfRows(
   query: PageQuery,
   queryRows: (query: RowQuery) => Promise<StoredRow[]>,
 ): Promise<StoredPage> {
-  const rows = await queryRows({ ...query, limit: query.limit + 1 });
+  const rows = await queryRows({ ...query, limit: rowLimit(query.limit) + 1 });
   const more = rows.length > query.limit;
   if (more) rows.length = query.limit;
   const last = rows.at(-1);

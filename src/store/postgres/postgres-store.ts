@@ -66,6 +66,7 @@ import {
   optNum,
   optStr,
   pageOfRows,
+  rowLimit,
   str,
   usageFrom,
   usageSumFrom,
@@ -1076,7 +1077,7 @@ export class PostgresStore implements Store {
         ? ''
         : `, CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = $1) = ${bind(q.csvColumns)} THEN csv END AS csv`;
     const text = `SELECT id, t, data::text AS json, import_id${csv} FROM dataset_rows WHERE ${where.join(' AND ')}
-        ORDER BY t ${direction}, id ${direction} LIMIT ${bind(q.limit)}`;
+        ORDER BY t ${direction}, id ${direction} LIMIT ${bind(rowLimit(q.limit))}`;
     const { rows } = await this.#q(this.#pageStatement(text, values));
     return rows.map((r) => {
       const row: StoredRow = { id: num(r.id), t: str(r.t), json: str(r.json), importId: optNum(r.import_id) };

@@ -61,6 +61,7 @@ import {
   num,
   optNum,
   optStr,
+  rowLimit,
   str,
   usageFrom,
   usageSumFrom,
@@ -77,8 +78,7 @@ const MAX_STATEMENTS = 256;
  * LIMIT is a bound parameter (the planner reads its value), which cost a page read about 10 µs.
  */
 function limitLiteral(limit: number): string {
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`not a row limit: ${limit}`);
-  return String(limit);
+  return String(rowLimit(limit));
 }
 /** Above every row id: the keyset bound of a first page. */
 const MAX_ID = 9223372036854775807n;
@@ -236,7 +236,8 @@ export class SqliteStore implements Store {
       this.#stmt('COMMIT').run();
       return result;
     } catch (error) {
-      this.#stmt('ROLLBACK').run();
+      // SQLite rolls back on its own after some errors (a full disk, I/O); the first error is the one told.
+      if (this.#db.isTransaction) this.#stmt('ROLLBACK').run();
       throw busyAsUnavailable(error);
     }
   }
