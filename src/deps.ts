@@ -226,16 +226,8 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     ipSalt: derive(secret, 'ip-salt').toString('hex'),
   });
   const charges = new Charges();
-  const reads = new DataReads({
-    store,
-    charges,
-    observer: metrics.meterObserver,
-    pricing,
-    catalog,
-    now,
-    cursors: new CursorCodec(derive(secret, 'cursor')),
-  });
   const meterDeps = { store, charges, observer: metrics.meterObserver, pricing, now };
+  const reads = new DataReads({ ...meterDeps, catalog, cursors: new CursorCodec(derive(secret, 'cursor')) });
   const recipes = new Recipes(reads, meterDeps);
   const accounts = new Accounts({ store, pricing, now, config });
   const exports = new DataExports({ config, reads, meter: meterDeps });
