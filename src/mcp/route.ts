@@ -11,6 +11,11 @@
  *   skipping the web Request and Response measurably cuts a modern read's service CPU (docs/benchmarks.md).
  * - Legacy exchange (legacy.ts): 2025-era requests. Kept because the handler's own 2025 fallback answers
  *   over SSE, after the cost headers could be set, and builds a web Request and Response for each call.
+ *
+ * A plain tools/call of either era, once classified, takes the direct path (directToolCall) instead: the
+ * route runs the tool itself and encodes its result as the SDK's codec of the era does. Building and
+ * connecting an SDK server per call, and its schema checks of a request already classified and of our
+ * own results, cost as much service CPU as the metered read itself (docs/benchmarks.md).
  */
 
 import { Readable } from 'node:stream';
@@ -18,18 +23,24 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
 import {
   type AuthInfo,
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
   classifyInboundRequest,
   createMcpHandler,
+  type Implementation,
   type InboundClassificationOutcome,
   isJSONRPCRequest,
   isJsonContentType,
   type JSONRPCMessage,
   type JSONRPCRequest,
   type JSONRPCResultResponse,
+  LOG_LEVEL_META_KEY,
   localhostAllowedHostnames,
   PerRequestHTTPServerTransport,
   type PerRequestHTTPServerTransportOptions,
   PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
   type Server,
   SUPPORTED_PROTOCOL_VERSIONS,
   type TransportSendOptions,
@@ -180,6 +191,78 @@ export function isPlainLegacyRequest(body: unknown, protocolVersion: string | un
   if (!isRecord(body) || 'result' in body || 'error' in body || body.method === 'initialize') return false;
   if (protocolVersion !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) return false;
   return !carriesEnvelopeClaim(body.params) && isJSONRPCRequest(body);
+}
+
+/** What a direct tools/call may carry in `_meta`: a progress token (never used: no tool reports progress). */
+const LEGACY_META_KEYS = new Set(['progressToken']);
+/** The same, and the 2026-07-28 envelope, which classifyInboundRequest has checked against its schema. */
+const MODERN_META_KEYS = new Set([
+  'progressToken',
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+]);
+
+type ToolRun = (args: unknown, call: McpCall) => Promise<CallToolResult>;
+
+export interface DirectCall {
+  id: string | number;
+  run: ToolRun;
+  args: Record<string, unknown> | undefined;
+}
+
+/**
+ * A tools/call the route may answer itself: one the SDK would take as it is and hand to the same handler.
+ * Only for a message the SDK has already classified (a plain 2025-era request, or a composable 2026-07-28
+ * one, whose envelope the classification checked), naming one of our tools, with params of nothing but
+ * `name`, an `arguments` object and a `_meta` of the keys above. Anything else (another method, an
+ * unknown tool, a task, a progress token of the wrong type, other `_meta` keys) goes to the SDK, which
+ * answers it or refuses it in its own words.
+ */
+export function directToolCall(
+  message: unknown,
+  era: 'legacy' | 'modern',
+  toolCall: (name: string) => ToolRun | null,
+): DirectCall | null {
+  if (!isRecord(message) || message.method !== 'tools/call') return null;
+  const { id, params } = message;
+  if ((typeof id !== 'string' && typeof id !== 'number') || !isRecord(params)) return null;
+  if (Object.keys(params).some((key) => key !== 'name' && key !== 'arguments' && key !== '_meta'))
+    return null;
+  const { name, arguments: args, _meta: meta } = params;
+  if (args !== undefined && !isRecord(args)) return null;
+  if (meta !== undefined) {
+    const allowed = era === 'legacy' ? LEGACY_META_KEYS : MODERN_META_KEYS;
+    if (!isRecord(meta) || Object.keys(meta).some((key) => !allowed.has(key))) return null;
+    const token = meta.progressToken;
+    if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return null;
+  }
+  const run = typeof name === 'string' ? toolCall(name) : null;
+  return run ? { id, run, args } : null;
+}
+
+/**
+ * The answer to a direct tools/call as the SDK encodes a result of ours: the 2025-era codec sends it as it
+ * is (our structuredContent is always an object and content never empty, so its projections change
+ * nothing); the 2026-07-28 codec stamps `resultType` and the server's identity in `_meta` (tools/call
+ * results carry no cache fields). test/mcp.direct.test.ts holds both paths to the same answers.
+ */
+export function directAnswer(
+  id: string | number,
+  result: CallToolResult,
+  era: 'legacy' | 'modern',
+  serverInfo: Implementation,
+): JSONRPCResultResponse {
+  const encoded =
+    era === 'legacy'
+      ? result
+      : {
+          ...result,
+          resultType: 'complete',
+          _meta: { ...result._meta, [SERVER_INFO_META_KEY]: serverInfo },
+        };
+  return { result: encoded, jsonrpc: '2.0', id };
 }
 
 /** The standard MCP headers of a request, as sent (several values joined by ", "). */
@@ -433,6 +516,12 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
             body,
           })
         : null;
+    const direct = async ({ id, run, args }: DirectCall, era: 'legacy' | 'modern') =>
+      sendMessage(reply.code(200), directAnswer(id, await run(args, call), era, face.serverInfo));
+    if (outcome === null) {
+      const legacyCall = directToolCall(body, 'legacy', face.toolCall);
+      if (legacyCall) return direct(legacyCall, 'legacy');
+    }
     if (outcome === null || outcome.kind === 'legacy') {
       const exchange = await serveLegacyExchange(
         face.serverFor(call),
@@ -443,10 +532,13 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
       if (exchange.status === 202) return reply.code(202).send();
       return sendMessage(reply.code(exchange.status), exchange.message);
     }
-    const composed =
-      isJsonContentType(request.headers['content-type']) && isComposableModernRequest(outcome, headers)
-        ? await serveComposed(face.serverFor(call, 'modern'), outcome, authInfo)
-        : null;
+    const composable =
+      isJsonContentType(request.headers['content-type']) && isComposableModernRequest(outcome, headers);
+    const modernCall = composable ? directToolCall(outcome.message, 'modern', face.toolCall) : null;
+    if (modernCall) return direct(modernCall, 'modern');
+    const composed = composable
+      ? await serveComposed(face.serverFor(call, 'modern'), outcome, authInfo)
+      : null;
     if (composed && 'message' in composed) return sendMessage(reply.code(200), composed.message);
     // The SDK reads only the headers and the parsed body: the host part of this URL is never used.
     const response =

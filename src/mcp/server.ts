@@ -5,11 +5,14 @@
  * included, and keeps zod parsing of each result off the hot path.
  */
 import {
+  type CallToolResult,
+  type Implementation,
   ProtocolError,
   ProtocolErrorCode,
   Server,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { COST_META_KEY, type McpCall, type McpTool, PROBLEM_META_KEY, refusalResult } from './tool-kit.ts';
 import { createTools } from './tools.ts';
@@ -27,6 +30,13 @@ export interface McpFace {
    * per-request transport itself (createMcpHandler adds the revision to the servers it builds).
    */
   serverFor(call: McpCall, era?: 'modern'): Server;
+  /**
+   * A tools/call of the tool named, run as the SDK's servers run it (the same handler), for the route's
+   * direct path (route.ts); null when no tool has that name.
+   */
+  toolCall(name: string): ((args: unknown, call: McpCall) => Promise<CallToolResult>) | null;
+  /** Who answers: the servers' identity, which 2026-07-28 results carry in `_meta`. */
+  serverInfo: Implementation;
   toolNames: readonly string[];
 }
 
@@ -44,37 +54,54 @@ export function createMcpFace(deps: Services): McpFace {
     `A refused call (isError) burns nothing and carries a stable code in its text and in _meta["${PROBLEM_META_KEY}"].code.`,
   ].join(' ');
 
+  const serverInfo: Implementation = {
+    name: 'token-metered-data',
+    title: 'Token-metered data service',
+    version: '1.0.0',
+  };
+
+  /**
+   * One tools/call. A call refused at the edge (a limit, arguments that are not an object) runs nothing,
+   * whatever tool it names; otherwise `tool` is known.
+   */
+  async function run(tool: McpTool | undefined, args: unknown, call: McpCall): Promise<CallToolResult> {
+    if (call.refusal || !tool) {
+      const refusal = call.refusal ?? new AppError('internal_error', 'No such tool.');
+      deps.metrics.refused(refusal.code);
+      return refusalResult(refusal, call.requestId);
+    }
+    const result = await tool.call(args, call);
+    // A refused call is an HTTP 200: counted here, as the edge counts REST's problem answers.
+    const code = (result._meta?.[PROBLEM_META_KEY] as { code?: unknown } | undefined)?.code;
+    if (result.isError && typeof code === 'string') deps.metrics.refused(code);
+    return result;
+  }
+  const toolCalls = new Map(
+    tools.map((t) => [t.definition.name, (args: unknown, call: McpCall) => run(t, args, call)] as const),
+  );
+
   return {
     toolNames,
+    serverInfo,
+    toolCall: (name) => toolCalls.get(name) ?? null,
     serverFor(call, era) {
-      const server = new Server(
-        { name: 'token-metered-data', title: 'Token-metered data service', version: '1.0.0' },
-        {
-          capabilities: { tools: { listChanged: false } },
-          instructions,
-          ...(era === 'modern' && { supportedProtocolVersions: modernVersions }),
-        },
-      );
+      const server = new Server(serverInfo, {
+        capabilities: { tools: { listChanged: false } },
+        instructions,
+        ...(era === 'modern' && { supportedProtocolVersions: modernVersions }),
+      });
       server.setRequestHandler('tools/list', () => ({ tools: listing }));
       server.setRequestHandler('tools/call', async (request) => {
-        // Refused before any tool runs (a limit, arguments that are not an object): nothing runs.
-        if (call.refusal) {
-          deps.metrics.refused(call.refusal.code);
-          return refusalResult(call.refusal, call.requestId);
-        }
         const tool = byName.get(request.params.name);
-        if (!tool) {
+        if (!tool && !call.refusal) {
           throw new ProtocolError(
             ProtocolErrorCode.InvalidParams,
             `Unknown tool "${request.params.name}". Tools: ${toolNames.join(', ')}.`,
             { code: 'invalid_request', request_id: call.requestId },
           );
         }
-        const result = await tool.call(request.params.arguments, call);
-        // A refused call is an HTTP 200: counted here, as the edge counts REST's problem answers.
-        const code = (result._meta?.[PROBLEM_META_KEY] as { code?: unknown } | undefined)?.code;
-        if (result.isError && typeof code === 'string') deps.metrics.refused(code);
-        return server.projectCallToolResult(result, tool.definition.outputSchema);
+        const result = await run(tool, request.params.arguments, call);
+        return server.projectCallToolResult(result, tool?.definition.outputSchema);
       });
       return server;
     },

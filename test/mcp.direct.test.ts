@@ -1,0 +1,207 @@
+/**
+ * The direct path (src/mcp/route.ts): a plain tools/call is answered by the route without an SDK server.
+ * It must take only what the SDK would take as it is, and answer exactly what the SDK path answers.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { directToolCall } from '../src/mcp/route.ts';
+import { rpc, walletSnapshot } from './helpers/mcp.ts';
+import {
+  assertLedgerBalanced,
+  bearer,
+  startServer,
+  type TestServer,
+  walletAccount,
+} from './helpers/server.ts';
+
+const envelope = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const read = { name: 'read_dataset', arguments: { dataset: 'equities/stock-prices' } };
+const tools = new Set(['read_dataset', 'get_account']);
+const toolCall = (name: string) => (tools.has(name) ? async () => ({ content: [] }) : null);
+const message = (params: unknown, extra: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'tools/call',
+  params,
+  ...extra,
+});
+
+// [case, message, era, taken directly]
+const cases: [string, unknown, 'legacy' | 'modern', boolean][] = [
+  ['a plain 2025-era call', message(read), 'legacy', true],
+  ['no arguments', message({ name: 'get_account' }), 'legacy', true],
+  ['a string progress token', message({ ...read, _meta: { progressToken: 'p' } }), 'legacy', true],
+  ['an integer progress token', message({ ...read, _meta: { progressToken: 3 } }), 'legacy', true],
+  ['a fractional progress token', message({ ...read, _meta: { progressToken: 1.5 } }), 'legacy', false],
+  ['an unknown tool', message({ name: 'drop_tables', arguments: {} }), 'legacy', false],
+  ['a name that is no string', message({ name: 3, arguments: {} }), 'legacy', false],
+  ['arguments that are an array', message({ name: 'read_dataset', arguments: [] }), 'legacy', false],
+  ['a task', message({ ...read, task: { ttl: 1000 } }), 'legacy', false],
+  ['another _meta key', message({ ...read, _meta: { 'x/trace': 1 } }), 'legacy', false],
+  ['an envelope on the legacy path', message({ ...read, _meta: envelope }), 'legacy', false],
+  ['_meta that is no object', message({ ...read, _meta: [] }), 'legacy', false],
+  ['another method', { jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }, 'legacy', false],
+  ['a null id', message(read, { id: null }), 'legacy', false],
+  ['params that are no object', message([read]), 'legacy', false],
+  ['an enveloped call', message({ ...read, _meta: envelope }), 'modern', true],
+  [
+    'an envelope with a log level and a progress token',
+    message({
+      ...read,
+      _meta: { ...envelope, 'io.modelcontextprotocol/logLevel': 'info', progressToken: 1 },
+    }),
+    'modern',
+    true,
+  ],
+  ['an envelope and another key', message({ ...read, _meta: { ...envelope, 'x/y': 1 } }), 'modern', false],
+];
+
+test('directToolCall takes a plain tools/call of a known tool, and leaves everything else to the SDK', () => {
+  for (const [name, body, era, expected] of cases) {
+    const direct = directToolCall(body, era, toolCall);
+    assert.equal(direct !== null, expected, name);
+    if (direct) {
+      assert.equal(direct.id, 7, name);
+      const params = (body as { params: { arguments?: unknown } }).params;
+      assert.equal(direct.args, params.arguments, name);
+    }
+  }
+});
+
+/**
+ * One tools/call sent as is (the direct path) and again with a `_meta` key the SDK ignores, which the
+ * direct path does not take: both answers, with what differs between two calls (the balance after each,
+ * the request id) masked.
+ */
+async function bothPaths(
+  server: TestServer,
+  key: string,
+  era: 'legacy' | 'modern',
+  name: string,
+  args: unknown,
+) {
+  const send = async (meta: Record<string, unknown>) => {
+    const modern = era === 'modern';
+    const headers = {
+      ...bearer(key),
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': modern ? '2026-07-28' : '2025-11-25',
+      ...(modern && { 'mcp-method': 'tools/call', 'mcp-name': name }),
+    };
+    const allMeta = { ...(modern ? envelope : {}), ...meta };
+    const params = { name, arguments: args, ...(Object.keys(allMeta).length > 0 && { _meta: allMeta }) };
+    const res = await rpc(server, headers, { jsonrpc: '2.0', id: 'c-1', method: 'tools/call', params });
+    return {
+      status: res.status,
+      type: res.headers.get('content-type'),
+      cost: ['x-token-cost', 'x-request-tokens', 'x-request-cost-eur'].map((h) => res.headers.get(h)),
+      credits: res.headers.get('x-credits-remaining') !== null,
+      body: mask(res.json),
+    };
+  };
+  const direct = await send({});
+  const viaSdk = await send({ 'tmd.example/path': 'sdk' });
+  return { direct, viaSdk };
+}
+
+function mask(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(/\d+(\.\d+)? tokens left/, 'N tokens left');
+  if (Array.isArray(value)) return value.map(mask);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      k === 'credits_remaining' || k === 'request_id' || k === 'balance' ? '*' : mask(v),
+    ]),
+  );
+}
+
+describe('the direct path answers what the SDK answers', () => {
+  let server: TestServer;
+  let richAccount: Awaited<ReturnType<typeof walletAccount>>;
+  let rich: string;
+  let poor: string;
+  before(async () => {
+    server = await startServer();
+    richAccount = await walletAccount(server, 1000);
+    rich = richAccount.key;
+    poor = (await walletAccount(server, 1)).key;
+  });
+  after(() => server.close());
+
+  const calls: [string, 'rich' | 'poor', string, unknown][] = [
+    ['a page', 'rich', 'read_dataset', { dataset: 'equities/stock-prices', limit: 3 }],
+    [
+      'a projection, oldest first',
+      'rich',
+      'read_dataset',
+      {
+        dataset: 'cftc/legacy_futures-facts',
+        limit: 2,
+        fields: 'report_date,open_interest_all',
+        sort: 'asc',
+      },
+    ],
+    [
+      'an empty page',
+      'rich',
+      'read_dataset',
+      { dataset: 'equities/stock-prices', filters: { symbol: 'ZZZZ' } },
+    ],
+    ['a bad limit', 'rich', 'read_dataset', { dataset: 'equities/stock-prices', limit: 5000 }],
+    ['an unknown argument', 'rich', 'read_dataset', { dataset: 'equities/stock-prices', symbol: 'AAPL' }],
+    ['an unknown dataset', 'rich', 'read_dataset', { dataset: 'nowhere/nothing' }],
+    ['a wallet too small', 'poor', 'read_dataset', { dataset: 'cftc/legacy_futures-facts' }],
+    ['arguments that are no object', 'rich', 'read_dataset', ['equities/stock-prices']],
+    ['a search', 'rich', 'search_datasets', { query: 'treasury' }],
+    ['a description', 'rich', 'describe_dataset', { dataset: 'cftc/legacy_futures-facts' }],
+    ['an estimate', 'rich', 'estimate_cost', { recipe: 'dow30-sandbox-smoke' }],
+    ['the account', 'rich', 'get_account', {}],
+    ['a recipe', 'rich', 'run_recipe', { recipe: 'dow30-sandbox-smoke' }],
+  ];
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`${era === 'legacy' ? '2025-11-25' : '2026-07-28'}: every tool, served and refused`, async () => {
+      for (const [what, who, name, args] of calls) {
+        const { direct, viaSdk } = await bothPaths(server, who === 'rich' ? rich : poor, era, name, args);
+        assert.equal(direct.status, 200, `${what}: ${JSON.stringify(direct.body)}`);
+        assert.deepEqual(direct, viaSdk, what);
+        const result = (direct.body as { result: Record<string, unknown> }).result;
+        if (era === 'modern') {
+          assert.equal(result.resultType, 'complete', what);
+          assert.deepEqual((result._meta as Record<string, unknown>)['io.modelcontextprotocol/serverInfo'], {
+            name: 'token-metered-data',
+            title: 'Token-metered data service',
+            version: '1.0.0',
+          });
+        } else {
+          assert.equal(result.resultType, undefined, what);
+        }
+      }
+      await assertLedgerBalanced(server);
+    });
+  }
+
+  test('an edge refusal (arguments that are no object) runs no tool on either path', async () => {
+    const { walletId, id } = richAccount.account;
+    const before = await walletSnapshot(server, walletId, id);
+    const res = await rpc(
+      server,
+      { ...bearer(rich), accept: 'application/json' },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'read_dataset', arguments: 'equities/stock-prices' },
+      },
+    );
+    assert.equal(res.status, 200);
+    assert.equal(res.json.result.isError, true);
+    assert.equal(res.json.result._meta['tmd.example/problem'].code, 'invalid_request');
+    assert.equal(res.headers.get('x-token-cost'), null);
+    assert.deepEqual(await walletSnapshot(server, walletId, id), before);
+  });
+});
