@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Server } from '@modelcontextprotocol/server';
 import { directToolCall } from '../src/mcp/route.ts';
 import { rpc, walletSnapshot } from './helpers/mcp.ts';
 import {
@@ -72,10 +73,25 @@ test('directToolCall takes a plain tools/call of a known tool, and leaves everyt
   }
 });
 
+/** SDK servers connected in this process: the SDK path builds and connects one per call. */
+let connected = 0;
+const connect = Server.prototype.connect;
+Server.prototype.connect = function (...args) {
+  connected++;
+  return connect.apply(this, args);
+};
+
+interface Send {
+  id?: string | number;
+  /** The MCP-Protocol-Version header of a 2025-era call; none when null. */
+  version?: string | null;
+  meta?: Record<string, unknown>;
+}
+
 /**
  * One tools/call sent as is (the direct path) and again with a `_meta` key the SDK ignores, which the
  * direct path does not take: both answers, with what differs between two calls (the balance after each,
- * the request id) masked.
+ * the request id) masked, and which path each took.
  */
 async function bothPaths(
   server: TestServer,
@@ -83,19 +99,24 @@ async function bothPaths(
   era: 'legacy' | 'modern',
   name: string,
   args: unknown,
+  options: Send = {},
 ) {
   const send = async (meta: Record<string, unknown>) => {
     const modern = era === 'modern';
+    const version = modern ? '2026-07-28' : options.version === undefined ? '2025-11-25' : options.version;
     const headers = {
       ...bearer(key),
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': modern ? '2026-07-28' : '2025-11-25',
+      ...(version !== null && { 'mcp-protocol-version': version }),
       ...(modern && { 'mcp-method': 'tools/call', 'mcp-name': name }),
     };
-    const allMeta = { ...(modern ? envelope : {}), ...meta };
+    const allMeta = { ...(modern ? envelope : {}), ...options.meta, ...meta };
     const params = { name, arguments: args, ...(Object.keys(allMeta).length > 0 && { _meta: allMeta }) };
-    const res = await rpc(server, headers, { jsonrpc: '2.0', id: 'c-1', method: 'tools/call', params });
+    const id = options.id ?? 'c-1';
+    const before = connected;
+    const res = await rpc(server, headers, { jsonrpc: '2.0', id, method: 'tools/call', params });
     return {
+      sdk: connected - before,
       status: res.status,
       type: res.headers.get('content-type'),
       cost: ['x-token-cost', 'x-request-tokens', 'x-request-cost-eur'].map((h) => res.headers.get(h)),
@@ -105,7 +126,9 @@ async function bothPaths(
   };
   const direct = await send({});
   const viaSdk = await send({ 'tmd.example/path': 'sdk' });
-  return { direct, viaSdk };
+  assert.equal(direct.sdk, 0, `${name}: the direct path builds no SDK server`);
+  assert.equal(viaSdk.sdk, 1, `${name}: the other goes through the SDK`);
+  return { direct: { ...direct, sdk: null }, viaSdk: { ...viaSdk, sdk: null } };
 }
 
 function mask(value: unknown): unknown {
@@ -184,6 +207,23 @@ describe('the direct path answers what the SDK answers', () => {
       await assertLedgerBalanced(server);
     });
   }
+
+  test('ids, revisions and _meta the direct path takes are answered as the SDK answers them', async () => {
+    const page = { dataset: 'equities/stock-prices', limit: 2 };
+    const sends: ['legacy' | 'modern', Send][] = [
+      ['legacy', { id: 42 }],
+      ['legacy', { version: null }],
+      ['legacy', { version: '2025-06-18' }],
+      ['legacy', { meta: { progressToken: 'p-1' } }],
+      ['modern', { id: 0, meta: { progressToken: 9, 'io.modelcontextprotocol/logLevel': 'info' } }],
+    ];
+    for (const [era, send] of sends) {
+      const { direct, viaSdk } = await bothPaths(server, rich, era, 'read_dataset', page, send);
+      assert.equal(direct.status, 200, JSON.stringify(direct.body));
+      assert.equal((direct.body as { id: unknown }).id, send.id ?? 'c-1');
+      assert.deepEqual(direct, viaSdk, JSON.stringify(send));
+    }
+  });
 
   test('an edge refusal (arguments that are no object) runs no tool on either path', async () => {
     const { walletId, id } = richAccount.account;

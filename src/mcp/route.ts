@@ -51,7 +51,7 @@ import type { Env } from '../config.ts';
 import type { Caller } from '../domain/caller.ts';
 import { admits } from '../edge/accept.ts';
 import { sendProblem, toAppError } from '../edge/problem.ts';
-import { AppError, type ErrorCode, errorCatalogue } from '../errors.ts';
+import { AppError, type ErrorCode, errorCatalogue, jsonRpc } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { costHeaders } from '../views/cost.ts';
 import { serveLegacyExchange } from './legacy.ts';
@@ -254,14 +254,19 @@ export function directAnswer(
   era: 'legacy' | 'modern',
   serverInfo: Implementation,
 ): JSONRPCResultResponse {
-  const encoded =
-    era === 'legacy'
-      ? result
-      : {
-          ...result,
-          resultType: 'complete',
-          _meta: { ...result._meta, [SERVER_INFO_META_KEY]: serverInfo },
-        };
+  if (era === 'legacy') return { result, jsonrpc: '2.0', id };
+  // As stampResultType and stampServerInfoMeta do: what the result already says is kept.
+  const meta = result._meta;
+  const encoded = {
+    ...result,
+    resultType: (result as { resultType?: unknown }).resultType ?? 'complete',
+    _meta:
+      meta === undefined
+        ? { [SERVER_INFO_META_KEY]: serverInfo }
+        : isRecord(meta) && meta[SERVER_INFO_META_KEY] === undefined
+          ? { ...meta, [SERVER_INFO_META_KEY]: serverInfo }
+          : meta,
+  };
   return { result: encoded, jsonrpc: '2.0', id };
 }
 
@@ -516,8 +521,19 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
             body,
           })
         : null;
-    const direct = async ({ id, run, args }: DirectCall, era: 'legacy' | 'modern') =>
-      sendMessage(reply.code(200), directAnswer(id, await run(args, call), era, face.serverInfo));
+    const direct = async ({ id, run, args }: DirectCall, era: 'legacy' | 'modern') => {
+      let result: CallToolResult;
+      try {
+        result = await run(args, call);
+      } catch (error) {
+        // Tools answer their own faults as refused results. Anything else: an internal error with the
+        // request's id, as the SDK answers a handler that throws (without its message).
+        call.logError(error);
+        const internal = { code: jsonRpc.internalError, message: 'Internal error' };
+        return sendMessage(reply.code(200), { jsonrpc: '2.0', id, error: internal });
+      }
+      return sendMessage(reply.code(200), directAnswer(id, result, era, face.serverInfo));
+    };
     if (outcome === null) {
       const legacyCall = directToolCall(body, 'legacy', face.toolCall);
       if (legacyCall) return direct(legacyCall, 'legacy');

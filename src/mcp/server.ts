@@ -12,7 +12,7 @@ import {
   Server,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
-import { AppError } from '../errors.ts';
+import type { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { COST_META_KEY, type McpCall, type McpTool, PROBLEM_META_KEY, refusalResult } from './tool-kit.ts';
 import { createTools } from './tools.ts';
@@ -60,16 +60,15 @@ export function createMcpFace(deps: Services): McpFace {
     version: '1.0.0',
   };
 
-  /**
-   * One tools/call. A call refused at the edge (a limit, arguments that are not an object) runs nothing,
-   * whatever tool it names; otherwise `tool` is known.
-   */
-  async function run(tool: McpTool | undefined, args: unknown, call: McpCall): Promise<CallToolResult> {
-    if (call.refusal || !tool) {
-      const refusal = call.refusal ?? new AppError('internal_error', 'No such tool.');
-      deps.metrics.refused(refusal.code);
-      return refusalResult(refusal, call.requestId);
-    }
+  /** A call refused at the edge (a limit, arguments that are not an object): no tool runs. */
+  function refused(refusal: AppError, call: McpCall): CallToolResult {
+    deps.metrics.refused(refusal.code);
+    return refusalResult(refusal, call.requestId);
+  }
+
+  /** One tools/call of a known tool. */
+  async function run(tool: McpTool, args: unknown, call: McpCall): Promise<CallToolResult> {
+    if (call.refusal) return refused(call.refusal, call);
     const result = await tool.call(args, call);
     // A refused call is an HTTP 200: counted here, as the edge counts REST's problem answers.
     const code = (result._meta?.[PROBLEM_META_KEY] as { code?: unknown } | undefined)?.code;
@@ -93,7 +92,9 @@ export function createMcpFace(deps: Services): McpFace {
       server.setRequestHandler('tools/list', () => ({ tools: listing }));
       server.setRequestHandler('tools/call', async (request) => {
         const tool = byName.get(request.params.name);
-        if (!tool && !call.refusal) {
+        // An edge refusal is answered whatever tool the call names.
+        if (!tool && call.refusal) return refused(call.refusal, call);
+        if (!tool) {
           throw new ProtocolError(
             ProtocolErrorCode.InvalidParams,
             `Unknown tool "${request.params.name}". Tools: ${toolNames.join(', ')}.`,
@@ -101,7 +102,7 @@ export function createMcpFace(deps: Services): McpFace {
           );
         }
         const result = await run(tool, request.params.arguments, call);
-        return server.projectCallToolResult(result, tool?.definition.outputSchema);
+        return server.projectCallToolResult(result, tool.definition.outputSchema);
       });
       return server;
     },
