@@ -122,3 +122,21 @@ test('a change to another key, account or wallet does not keep an overlapping lo
   await backing.revokeKey(key.id, T0 + 5);
   assert.equal((await cached.findKeyByDigest(key.digest))?.key.revokedAt, null);
 });
+
+test('the cache holds only what its TTL still covers: expired keys leave as new ones come', async () => {
+  let now = T0;
+  const timed = withKeyCache(backing, 1000, () => now);
+  const size = () => (timed as unknown as { cachedKeys: number }).cachedKeys;
+  const first = [await liveKey(), await liveKey(), await liveKey()];
+  for (const key of first) await timed.findKeyByDigest(key.digest);
+  assert.equal(size(), 3);
+  now += 999;
+  const fourth = await liveKey();
+  await timed.findKeyByDigest(fourth.digest);
+  assert.equal(size(), 4, 'nothing has expired yet');
+  now += 1;
+  const fifth = await liveKey();
+  await timed.findKeyByDigest(fifth.digest);
+  assert.equal(size(), 2, 'the first three expired and left; the fourth and fifth stay');
+  assert.equal((await timed.findKeyByDigest(fourth.digest))?.key.id, fourth.id);
+});

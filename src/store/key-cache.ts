@@ -46,6 +46,13 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     const digests = byWallet.get(entry.context.wallet.id) ?? new Set<string>();
     digests.add(digest);
     byWallet.set(entry.context.wallet.id, digests);
+    // Entries are in the order they were cached: expired ones leave from the front, so the cache holds
+    // what the last `ttlMs` looked up, not up to MAX_ENTRIES keys that will never hit again.
+    const at = now();
+    for (const [oldest, cached] of byDigest) {
+      if (at - cached.cachedAt < ttlMs) break;
+      drop(oldest);
+    }
   };
   /**
    * Changes made through this process while lookups were in flight: what they changed (`key:`, `acc:`
@@ -147,6 +154,7 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
   return new Proxy(store, {
     get(target, property, receiver) {
       if (typeof property === 'string' && property in overrides) return overrides[property as keyof Store];
+      if (property === 'cachedKeys') return byDigest.size; // for tests
       const value = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
     },
