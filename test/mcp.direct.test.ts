@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Server } from '@modelcontextprotocol/server';
 import { directToolCall } from '../src/mcp/route.ts';
-import { rpc, walletSnapshot } from './helpers/mcp.ts';
+import { type Era, envelope, eraCall, eras, rpc, walletSnapshot } from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -15,11 +15,6 @@ import {
   walletAccount,
 } from './helpers/server.ts';
 
-const envelope = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 const read = { name: 'read_dataset', arguments: { dataset: 'equities/stock-prices' } };
 const tools = new Set(['read_dataset', 'get_account']);
 const toolCall = (name: string) => (tools.has(name) ? async () => ({ content: [] }) : null);
@@ -83,7 +78,7 @@ Server.prototype.connect = function (...args) {
 
 interface Send {
   id?: string | number;
-  /** The MCP-Protocol-Version header of a 2025-era call; none when null. */
+  /** The MCP-Protocol-Version header of a 2025-era call instead of its own; none when null. */
   version?: string | null;
   meta?: Record<string, unknown>;
 }
@@ -96,25 +91,22 @@ interface Send {
 async function bothPaths(
   server: TestServer,
   key: string,
-  era: 'legacy' | 'modern',
+  era: Era,
   name: string,
   args: unknown,
   options: Send = {},
 ) {
   const send = async (meta: Record<string, unknown>) => {
-    const modern = era === 'modern';
-    const version = modern ? '2026-07-28' : options.version === undefined ? '2025-11-25' : options.version;
-    const headers = {
-      ...bearer(key),
-      accept: 'application/json, text/event-stream',
-      ...(version !== null && { 'mcp-protocol-version': version }),
-      ...(modern && { 'mcp-method': 'tools/call', 'mcp-name': name }),
-    };
-    const allMeta = { ...(modern ? envelope : {}), ...options.meta, ...meta };
-    const params = { name, arguments: args, ...(Object.keys(allMeta).length > 0 && { _meta: allMeta }) };
     const id = options.id ?? 'c-1';
+    const { headers, message } = eraCall(era, name, args, { id, meta: { ...options.meta, ...meta } });
+    if (options.version === null) delete headers['mcp-protocol-version'];
+    else if (options.version !== undefined) headers['mcp-protocol-version'] = options.version;
     const before = connected;
-    const res = await rpc(server, headers, { jsonrpc: '2.0', id, method: 'tools/call', params });
+    const res = await rpc(
+      server,
+      { ...bearer(key), ...headers, accept: 'application/json, text/event-stream' },
+      message,
+    );
     return {
       sdk: connected - before,
       status: res.status,
@@ -186,14 +178,14 @@ describe('the direct path answers what the SDK answers', () => {
     ['the account', 'rich', 'get_account', {}],
     ['a recipe', 'rich', 'run_recipe', { recipe: 'dow30-sandbox-smoke' }],
   ];
-  for (const era of ['legacy', 'modern'] as const) {
-    test(`${era === 'legacy' ? '2025-11-25' : '2026-07-28'}: every tool, served and refused`, async () => {
+  for (const era of eras) {
+    test(`${era}: every tool, served and refused`, async () => {
       for (const [what, who, name, args] of calls) {
         const { direct, viaSdk } = await bothPaths(server, who === 'rich' ? rich : poor, era, name, args);
         assert.equal(direct.status, 200, `${what}: ${JSON.stringify(direct.body)}`);
         assert.deepEqual(direct, viaSdk, what);
         const result = (direct.body as { result: Record<string, unknown> }).result;
-        if (era === 'modern') {
+        if (era === '2026-07-28') {
           assert.equal(result.resultType, 'complete', what);
           assert.deepEqual((result._meta as Record<string, unknown>)['io.modelcontextprotocol/serverInfo'], {
             name: 'token-metered-data',
@@ -210,12 +202,12 @@ describe('the direct path answers what the SDK answers', () => {
 
   test('ids, revisions and _meta the direct path takes are answered as the SDK answers them', async () => {
     const page = { dataset: 'equities/stock-prices', limit: 2 };
-    const sends: ['legacy' | 'modern', Send][] = [
-      ['legacy', { id: 42 }],
-      ['legacy', { version: null }],
-      ['legacy', { version: '2025-06-18' }],
-      ['legacy', { meta: { progressToken: 'p-1' } }],
-      ['modern', { id: 0, meta: { progressToken: 9, 'io.modelcontextprotocol/logLevel': 'info' } }],
+    const sends: [Era, Send][] = [
+      ['2025-11-25', { id: 42 }],
+      ['2025-11-25', { version: null }],
+      ['2025-11-25', { version: '2025-06-18' }],
+      ['2025-11-25', { meta: { progressToken: 'p-1' } }],
+      ['2026-07-28', { id: 0, meta: { progressToken: 9, 'io.modelcontextprotocol/logLevel': 'info' } }],
     ];
     for (const [era, send] of sends) {
       const { direct, viaSdk } = await bothPaths(server, rich, era, 'read_dataset', page, send);
@@ -225,7 +217,7 @@ describe('the direct path answers what the SDK answers', () => {
     }
   });
 
-  test('an edge refusal (arguments that are no object) runs no tool on either path', async () => {
+  test('an edge refusal on the direct path (arguments that are no object) runs no tool, charges nothing', async () => {
     const { walletId, id } = richAccount.account;
     const before = await walletSnapshot(server, walletId, id);
     const res = await rpc(

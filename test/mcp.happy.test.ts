@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MICROS_PER_TOKEN } from '../src/domain/money.ts';
-import { connectClient, eras, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
+import { connectClient, envelope, eras, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -284,11 +284,6 @@ test('run_recipe calendar-tonight takes a time zone', async () => {
 
 test('a 2026-07-28 subscriptions/listen is acknowledged and ends at once: the tool list never changes', async () => {
   const { key } = await walletAccount(server, 10);
-  const envelope = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'tmd-test-agent', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
   const res = await rpc(
     server,
     { ...bearer(key), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },

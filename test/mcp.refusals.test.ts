@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
   connectClient,
-  type Era,
+  eraCall,
   eras,
   MCP_PATH,
   refusalOf,
@@ -23,31 +23,6 @@ import {
   type TestServer,
   walletAccount,
 } from './helpers/server.ts';
-
-const envelope = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'tmd-test-agent', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
-/** A raw tools/call as a client of `era` sends it: the 2026-07-28 one with its envelope and headers. */
-function eraCall(
-  era: Era,
-  name: string,
-  args: unknown,
-  id = 1,
-): { headers: Record<string, string>; message: unknown } {
-  if (era === '2025-11-25') {
-    return {
-      headers: { 'mcp-protocol-version': era },
-      message: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } },
-    };
-  }
-  return {
-    headers: { 'mcp-protocol-version': era, 'mcp-method': 'tools/call', 'mcp-name': name },
-    message: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: envelope } },
-  };
-}
 
 let server: TestServer;
 before(async () => {

@@ -19,14 +19,9 @@ import {
   spliceRaw,
 } from '../src/mcp/route.ts';
 import { MODERN_REVISION } from '../src/mcp/server.ts';
-import { MCP_PATH, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
+import { envelope, MCP_PATH, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
 import { bearer, startServer, walletAccount } from './helpers/server.ts';
 
-const envelope = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 const call = { name: 'read_dataset', arguments: { dataset: 'equities/stock-prices' } };
 
 const bodies: [string, unknown, boolean][] = [

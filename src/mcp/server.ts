@@ -91,9 +91,9 @@ export function createMcpFace(deps: Services): McpFace {
       });
       server.setRequestHandler('tools/list', () => ({ tools: listing }));
       server.setRequestHandler('tools/call', async (request) => {
-        const tool = byName.get(request.params.name);
         // An edge refusal is answered whatever tool the call names.
-        if (!tool && call.refusal) return refused(call.refusal, call);
+        if (call.refusal) return refused(call.refusal, call);
+        const tool = byName.get(request.params.name);
         if (!tool) {
           throw new ProtocolError(
             ProtocolErrorCode.InvalidParams,

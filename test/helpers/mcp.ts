@@ -74,6 +74,36 @@ export function refusalOf(result: unknown): Problem {
   return problem;
 }
 
+/** The per-request envelope a 2026-07-28 client sends in `_meta`. */
+export const envelope = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'tmd-test-agent', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/**
+ * A raw tools/call as a client of `era` sends it: the 2026-07-28 one with its envelope and headers.
+ * `meta` adds keys to `_meta`.
+ */
+export function eraCall(
+  era: Era,
+  name: string,
+  args: unknown,
+  options: { id?: number | string; meta?: Record<string, unknown> } = {},
+): { headers: Record<string, string>; message: unknown } {
+  const id = options.id ?? 1;
+  const modern = era === '2026-07-28';
+  const meta = { ...(modern && envelope), ...options.meta };
+  const params = { name, arguments: args, ...(Object.keys(meta).length > 0 && { _meta: meta }) };
+  return {
+    headers: {
+      'mcp-protocol-version': era,
+      ...(modern && { 'mcp-method': 'tools/call', 'mcp-name': name }),
+    },
+    message: { jsonrpc: '2.0', id, method: 'tools/call', params },
+  };
+}
+
 export function toolCall(name: string, args: Record<string, unknown>, id: number | string = 1) {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
 }
