@@ -25,31 +25,37 @@ export function parseArgs(argv: readonly string[]): Map<string, string> {
   );
 }
 
-/** npm start's heap sizes (MB) by V8 flag name, read from package.json: the bench runs the service as it starts. */
-function startHeapSizes(): Map<string, string> {
+/**
+ * npm start's V8 flags by name (`max-semi-space-size` -> `8`, `no-allocation-site-pretenuring` -> ''),
+ * read from package.json: the bench runs the service as it starts. Node's own warning switch is left out.
+ */
+function startV8Flags(): Map<string, string> {
   const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
   return new Map(
-    [...scripts.start.matchAll(/--(max-(?:semi|old)-space-size)=(\d+)/g)].map((m) => [
-      m[1] as string,
-      m[2] as string,
-    ]),
+    [...scripts.start.matchAll(/--([a-z-]+)(?:=(\S+))?/g)]
+      .filter((m) => m[1] !== 'disable-warning')
+      .map((m) => [m[1] as string, m[2] ?? '']),
   );
 }
 
 /**
- * The Node flags a benchmarked server runs with: `npm start`'s heap sizes (`--semi-space=N` and
- * `--old-space=N` to change them, `=default` for V8's own), `--node-flags="..."` to add V8 settings, and
- * `--cpu-prof=DIR` for each server to write a CPU profile there as it stops (bench/profile.ts reads them).
+ * The Node flags a benchmarked server runs with: `npm start`'s V8 flags (`--semi-space=N` and
+ * `--old-space=N` to change its heap sizes, `=default` for V8's own), `--node-flags="..."` to add V8
+ * settings after them (a later flag wins: `--node-flags=--allocation-site-pretenuring` turns V8's
+ * pretenuring back on), and `--cpu-prof=DIR` for each server to write a CPU profile there as it stops
+ * (bench/profile.ts reads them).
  */
 export function serverNodeFlags(args: Map<string, string>): string[] {
-  const flags: string[] = [];
+  const start = startV8Flags();
   for (const [option, flag] of [
     ['semi-space', 'max-semi-space-size'],
     ['old-space', 'max-old-space-size'],
   ] as const) {
-    const size = args.get(option) ?? startHeapSizes().get(flag);
-    if (size !== undefined && size !== 'default') flags.push(`--${flag}=${Number(size)}`);
+    const size = args.get(option);
+    if (size === 'default') start.delete(flag);
+    else if (size !== undefined) start.set(flag, String(Number(size)));
   }
+  const flags = [...start].map(([flag, value]) => (value === '' ? `--${flag}` : `--${flag}=${value}`));
   flags.push(...(args.get('node-flags')?.split(' ').filter(Boolean) ?? []));
   const profileDir = args.get('cpu-prof');
   if (profileDir) flags.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
