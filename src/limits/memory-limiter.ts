@@ -3,8 +3,17 @@ import type { AdmitRequest, AdmitResult, Limiter, WindowCheck, WindowDecision, W
 
 /** Admission times of one sliding window, oldest first from `head` (amortised O(1) expiry). */
 class SlidingLog {
-  stamps: number[] = [];
+  // Made with its first admission: an empty array grown by a push reserves 17 slots, and a limiter
+  // keeps one log per credential (about 12 MB more for 100,000 keys).
+  stamps: number[];
   head = 0;
+  /** The window it counts: once its newest admission is older, it holds nothing and can go. */
+  windowMs: number;
+
+  constructor(first: number, windowMs: number) {
+    this.stamps = [first];
+    this.windowMs = windowMs;
+  }
 
   prune(cutoff: number): void {
     while (this.head < this.stamps.length && (this.stamps[this.head] as number) <= cutoff) this.head++;
@@ -41,24 +50,34 @@ export class MemoryLimiter implements Limiter {
   #slotCounter = 0;
   #sweepAt = 0;
 
-  #log(key: string, windowMs: number, now: number): SlidingLog {
-    let log = this.#sliding.get(key);
-    if (!log) {
-      log = new SlidingLog();
-      this.#sliding.set(key, log);
-    }
-    log.prune(now - windowMs);
+  /** The window's admissions still inside it; none yet: undefined. */
+  #log(key: string, windowMs: number, now: number): SlidingLog | undefined {
+    const log = this.#sliding.get(key);
+    log?.prune(now - windowMs);
     return log;
+  }
+
+  /** Counts one admission; returns the window's oldest admission. */
+  #record(key: string, windowMs: number, now: number): SlidingLog {
+    const log = this.#log(key, windowMs, now);
+    if (log) {
+      log.stamps.push(now);
+      log.windowMs = Math.max(log.windowMs, windowMs);
+      return log;
+    }
+    const first = new SlidingLog(now, windowMs);
+    this.#sliding.set(key, first);
+    return first;
   }
 
   /** Room left in a window and, when there is none, how long until there is. */
   #decide(key: string, limit: number, windowMs: number, now: number): WindowDecision {
     const log = this.#log(key, windowMs, now);
-    if (log.size >= limit) {
+    if (log && log.size >= limit) {
       const retryAfterMs = log.newest(limit) + windowMs - now;
       return { allowed: false, limit, remaining: 0, retryAfterMs, resetMs: log.last + windowMs - now };
     }
-    return { allowed: true, limit, remaining: limit - log.size, retryAfterMs: 0, resetMs: windowMs };
+    return { allowed: true, limit, remaining: limit - (log?.size ?? 0), retryAfterMs: 0, resetMs: windowMs };
   }
 
   #state(check: WindowCheck, now: number): WindowState & { room: boolean } {
@@ -97,7 +116,7 @@ export class MemoryLimiter implements Limiter {
     // Keys of idle credentials are dropped now and then so memory stays bounded.
     if (now < this.#sweepAt) return;
     this.#sweepAt = now + 60_000;
-    for (const [key, log] of this.#sliding) if (log.last < now - 86_400_000) this.#sliding.delete(key);
+    for (const [key, log] of this.#sliding) if (log.last <= now - log.windowMs) this.#sliding.delete(key);
     for (const [key, fixed] of this.#fixed) if (fixed.until <= now) this.#fixed.delete(key);
     for (const [key, slots] of this.#slots) if (slots.size === 0) this.#slots.delete(key);
   }
@@ -139,8 +158,7 @@ export class MemoryLimiter implements Limiter {
         else this.#fixed.set(check.key, { count: 1, until: check.fixedUntil });
         state.resetMs = check.fixedUntil - now;
       } else {
-        const log = this.#log(check.key, check.windowMs, now);
-        log.stamps.push(now);
+        const log = this.#record(check.key, check.windowMs, now);
         state.resetMs = log.oldest() + check.windowMs - now;
       }
     });
@@ -148,7 +166,9 @@ export class MemoryLimiter implements Limiter {
   }
 
   async release(slotKey: string, slotId: string): Promise<void> {
-    this.#slots.get(slotKey)?.delete(slotId);
+    const slots = this.#slots.get(slotKey);
+    // A credential with nothing in flight keeps no map (about 18 MB for 100,000 keys).
+    if (slots?.delete(slotId) && slots.size === 0) this.#slots.delete(slotKey);
   }
 
   async renew(slotKey: string, slotId: string, leaseMs: number, now: number): Promise<boolean> {
@@ -162,8 +182,7 @@ export class MemoryLimiter implements Limiter {
   async hit(key: string, limit: number, windowMs: number, now: number): Promise<WindowDecision> {
     const decision = this.#decide(key, limit, windowMs, now);
     if (!decision.allowed) return decision;
-    const log = this.#log(key, windowMs, now);
-    log.stamps.push(now);
+    const log = this.#record(key, windowMs, now);
     return { ...decision, remaining: limit - log.size, resetMs: log.oldest() + windowMs - now };
   }
 
@@ -176,6 +195,11 @@ export class MemoryLimiter implements Limiter {
     let live = 0;
     for (const expiresAt of this.#slots.get(slotKey)?.values() ?? []) if (expiresAt > now) live++;
     return live;
+  }
+
+  /** Credentials and windows it holds state for: sliding logs, fixed windows, slot maps (for tests). */
+  get tracked(): { sliding: number; fixed: number; slots: number } {
+    return { sliding: this.#sliding.size, fixed: this.#fixed.size, slots: this.#slots.size };
   }
 
   async close(): Promise<void> {
