@@ -31,10 +31,17 @@ export function parseArgs(argv: readonly string[]): Map<string, string> {
  */
 function startV8Flags(): Map<string, string> {
   const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
+  // The words between `node` and the script; V8 takes `_` and `-` alike in a flag's name.
+  const words = scripts.start.split(/\s+/);
+  const flags = words.slice(
+    1,
+    words.findIndex((w, i) => i > 0 && !w.startsWith('--')),
+  );
   return new Map(
-    [...scripts.start.matchAll(/--([a-z-]+)(?:=(\S+))?/g)]
-      .filter((m) => m[1] !== 'disable-warning')
-      .map((m) => [m[1] as string, m[2] ?? '']),
+    flags
+      .map((word) => /^--([\w-]+)(?:=(.*))?$/.exec(word))
+      .filter((m): m is RegExpExecArray => m !== null && m[1] !== 'disable-warning')
+      .map((m) => [(m[1] as string).replaceAll('_', '-'), m[2] ?? '']),
   );
 }
 
@@ -53,7 +60,10 @@ export function serverNodeFlags(args: Map<string, string>): string[] {
   ] as const) {
     const size = args.get(option);
     if (size === 'default') start.delete(flag);
-    else if (size !== undefined) start.set(flag, String(Number(size)));
+    else if (size !== undefined) {
+      if (!/^\d+$/.test(size)) throw new Error(`--${option} takes megabytes or "default", not "${size}"`);
+      start.set(flag, size);
+    }
   }
   const flags = [...start].map(([flag, value]) => (value === '' ? `--${flag}` : `--${flag}=${value}`));
   flags.push(...(args.get('node-flags')?.split(' ').filter(Boolean) ?? []));

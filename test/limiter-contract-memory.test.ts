@@ -28,7 +28,8 @@ test('MemoryLimiter keeps state only for credentials with something in a window 
   // A second admission of one credential still counts the first.
   const again = await admit('key0', t0 + 1);
   assert.equal(again.allowed && again.windows[0]?.remaining, 8);
-  // A minute on, the windows hold nothing: the next sweep lets them go.
+  // A minute on, the windows hold nothing and key0's unreleased lease has run out: the next sweep
+  // lets them go.
   await admit('fresh', t0 + minute + 1);
-  assert.deepEqual(limiter.tracked, { sliding: 1, fixed: 0, slots: 2 });
+  assert.deepEqual(limiter.tracked, { sliding: 1, fixed: 0, slots: 1 });
 });

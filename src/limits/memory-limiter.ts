@@ -118,7 +118,11 @@ export class MemoryLimiter implements Limiter {
     this.#sweepAt = now + 60_000;
     for (const [key, log] of this.#sliding) if (log.last <= now - log.windowMs) this.#sliding.delete(key);
     for (const [key, fixed] of this.#fixed) if (fixed.until <= now) this.#fixed.delete(key);
-    for (const [key, slots] of this.#slots) if (slots.size === 0) this.#slots.delete(key);
+    for (const [key, slots] of this.#slots) {
+      // Leases that ran out (a request whose release never came) go with their map once it is empty.
+      for (const [id, expiresAt] of slots) if (expiresAt <= now) slots.delete(id);
+      if (slots.size === 0) this.#slots.delete(key);
+    }
   }
 
   async admit(request: AdmitRequest): Promise<AdmitResult> {
