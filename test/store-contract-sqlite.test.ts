@@ -1,6 +1,6 @@
 /** The Store contract against the embedded default: SqliteStore on a real file. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -125,4 +125,66 @@ test('a page whose rows lack a line all the same (a database edited by hand) off
     db.close();
     await store.close();
   }
+});
+
+test('WAL checkpoints run on a worker and the serving connection: the WAL stays bounded under writes', async () => {
+  const path = join(dir, 'checkpoints.sqlite');
+  const store = new SqliteStore(path);
+  assert.equal(store.checkpoints?.running, false, 'no worker before the first write');
+  await store.migrate();
+  assert.equal(store.checkpoints?.running, true, 'the first write starts it');
+  const created = await store.createAccount(
+    {
+      id: 'acc_ckpt',
+      email: null,
+      passwordHash: 'scrypt$hash',
+      walletId: 'wal_ckpt',
+      createdAt: 0,
+      publicTestStartedAt: null,
+    },
+    '2026-11',
+  );
+  await store.credit({ walletId: created.walletId, kind: 'topup', amountMicros: 10n ** 12n, at: 0 });
+  const debit = (n: number) =>
+    store.debit({
+      walletId: created.walletId,
+      amountMicros: 1000n,
+      month: '2026-11',
+      usage: {
+        requestId: `req_ckpt_${n}`,
+        keyId: null,
+        accountId: created.id,
+        walletId: created.walletId,
+        dataset: 'equities/stock-prices',
+        channel: 'rest',
+        listCostMicros: 1000n,
+        costMicros: 1000n,
+        burnedMicros: 1000n,
+        outcome: 'charged',
+        rows: 10,
+        at: 0,
+      },
+    });
+  const commits = 64 * 60;
+  // One debit per commit, each awaited: the worker copies while the writer keeps committing.
+  for (let n = 0; n < commits; n++) await debit(n);
+  const stats = store.checkpoints;
+  assert.equal(stats?.running, true);
+  assert.ok((stats?.checkpoints ?? 0) >= 30, `checkpoints: ${stats?.checkpoints}`);
+  // The WAL file keeps the largest size it reached: with no checkpoint, or a worker's alone (which never
+  // copies every frame while the writer commits, so the WAL never starts over), it holds every commit.
+  const walBytes = statSync(`${path}-wal`).size;
+  assert.ok(walBytes < 16 * 1024 * 1024, `WAL: ${walBytes} bytes`);
+  await store.close();
+  assert.equal(store.checkpoints?.running, false, 'close stops the worker');
+  const reopened = new DatabaseSync(path);
+  assert.equal(reopened.prepare('SELECT COUNT(*) AS n FROM ledger_entries').get()?.n, commits + 1);
+  reopened.close();
+});
+
+test('an in-memory store has no checkpointer', async () => {
+  const store = new SqliteStore(':memory:');
+  await store.migrate();
+  assert.equal(store.checkpoints, null);
+  await store.close();
 });

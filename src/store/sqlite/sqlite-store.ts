@@ -68,6 +68,7 @@ import {
   walletColumns,
   walletFrom,
 } from '../rows.ts';
+import { Checkpointer } from './checkpointer.ts';
 import { sqliteMigrations } from './migrations.ts';
 
 /** Prepared statements kept (see #stmt); the store's own fixed statements are a few dozen. */
@@ -163,11 +164,25 @@ export class SqliteStore implements Store {
   #batch: { work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
   /** The streamed load running or last queued: streamed loads of this process take turns. */
   #streamLoads: Promise<void> = Promise.resolve();
+  /** A file database's WAL checkpoints, off the serving thread (checkpointer.ts). */
+  readonly #checkpointer: Checkpointer | null = null;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#path = path;
     this.#db = openDatabase(path);
+    if (path !== ':memory:') {
+      const db = this.#db;
+      db.exec('PRAGMA wal_autocheckpoint = 0');
+      this.#checkpointer = new Checkpointer(path, {
+        finish: () => {
+          if (db.isOpen) this.#stmt('PRAGMA wal_checkpoint(PASSIVE)').get();
+        },
+        fallback: (pages) => {
+          if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
+        },
+      });
+    }
   }
 
   /**
@@ -212,7 +227,9 @@ export class SqliteStore implements Store {
     ...params: SQLInputValue[]
   ): { changes: number | bigint; lastInsertRowid: number | bigint } {
     try {
-      return this.#stmt(sql).run(...params);
+      const result = this.#stmt(sql).run(...params);
+      if (!this.#db.isTransaction) this.#checkpointer?.committed();
+      return result;
     } catch (error) {
       throw busyAsUnavailable(error);
     }
@@ -234,6 +251,7 @@ export class SqliteStore implements Store {
     try {
       const result = work();
       this.#stmt('COMMIT').run();
+      if (mode === 'IMMEDIATE') this.#checkpointer?.committed();
       return result;
     } catch (error) {
       // SQLite rolls back on its own after some errors (a full disk, I/O); the first error is the one told.
@@ -263,7 +281,14 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // The worker's connection first: the last one to close checkpoints the WAL into the database.
+    await this.#checkpointer?.close();
     if (this.#db.isOpen) this.#db.close();
+  }
+
+  /** The checkpointer's state, null for an in-memory database (for tests). */
+  get checkpoints(): Checkpointer['stats'] | null {
+    return this.#checkpointer?.stats ?? null;
   }
 
   async ping(): Promise<void> {
