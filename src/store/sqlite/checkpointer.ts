@@ -1,10 +1,11 @@
 /**
  * The WAL checkpoints of a file database, mostly off the serving thread. SQLite's automatic checkpoint
  * runs inside the COMMIT that crosses its threshold: under load it stalled the event loop for 3-5 ms
- * every few dozen group commits, the largest part of a metered read's p99. The serving connection turns
- * it off; a worker thread with its own connection copies the WAL's frames into the database, and the
- * serving connection then copies the few frames committed meanwhile. That last step cannot move: the WAL
- * starts over only once every frame is copied, which a checkpoint racing the writer never achieves.
+ * every few dozen group commits. The serving connection raises that threshold to a bound it should
+ * never reach (SAFETY_CHECKPOINT_PAGES); a worker thread with its own connection copies the WAL's frames
+ * into the database, and the serving connection then copies the few frames committed meanwhile. That
+ * last step cannot move: the WAL starts over only once every frame is copied, which a checkpoint racing
+ * the writer never achieves.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
@@ -12,11 +13,14 @@ import { Worker } from 'node:worker_threads';
 /** Write commits between checkpoints: about the 1000 WAL pages SQLite's own threshold waits for. */
 export const COMMITS_PER_CHECKPOINT = 64;
 
-/** A worker still copying after this many checkpoints' worth of commits is behind. */
-const BEHIND = 4;
-
 /** SQLite's own threshold, put back on the serving connection if the worker fails. */
 const AUTO_CHECKPOINT_PAGES = 1000;
+
+/**
+ * The serving connection's threshold meanwhile: a bound on the WAL (about 40 MB) should the cycle above
+ * not run, as after one large load with no writes following it.
+ */
+export const SAFETY_CHECKPOINT_PAGES = 10_000;
 
 /**
  * The worker's code (CommonJS, evaluated as a string so it runs the same from src/ and from dist/).
@@ -44,8 +48,11 @@ parentPort.on('message', (message) => {
 `;
 
 export interface CheckpointSteps {
-  /** A PASSIVE checkpoint on the serving connection: the frames committed while the worker copied. */
-  finish: () => void;
+  /**
+   * A PASSIVE checkpoint on the serving connection (the frames committed while the worker copied):
+   * true when it copied every frame, so the next write starts the WAL over.
+   */
+  finish: () => boolean;
   /** SQLite's automatic checkpoint back on, if the worker cannot start or stops on its own. */
   fallback: (pages: number) => void;
 }
@@ -67,31 +74,43 @@ export class Checkpointer {
   }
 
   /**
-   * One write committed on the serving connection. The first starts the worker. Until it is up (some
-   * tens of milliseconds), or when it falls behind (a busy machine), a checkpoint runs here whole, as
-   * SQLite's own would: the WAL stays bounded whatever the worker does.
+   * One write committed on the serving connection. The first checkpoint due runs here, whole, as
+   * SQLite's own would, and starts the worker (a short-lived process, a `tmd` command, never needs
+   * one); so does every checkpoint due while the worker is starting. Never throws: the write it counts
+   * is committed.
    */
   committed(): void {
-    if (this.#failed || this.#closed) return;
-    this.#worker ??= this.#start();
-    if (++this.#commits < COMMITS_PER_CHECKPOINT) return;
-    if (this.#online && !this.#copying) {
-      this.#commits = 0;
+    if (this.#failed || this.#closed || ++this.#commits < COMMITS_PER_CHECKPOINT) return;
+    if (this.#copying) return;
+    this.#commits = 0;
+    if (this.#online && this.#worker) {
       this.#copying = true;
       this.#worker.postMessage('checkpoint');
-    } else if (!this.#online || this.#commits >= BEHIND * COMMITS_PER_CHECKPOINT) {
-      this.#commits = 0;
-      this.#finish();
+      return;
+    }
+    this.#finish();
+    if (this.#worker) return;
+    try {
+      this.#worker = this.#start();
+    } catch {
+      // No worker here (a permission model without --allow-worker, say): SQLite's own, then.
+      this.#fail();
     }
   }
 
   #finish(): void {
     try {
-      this.#steps.finish();
-      this.#checkpoints += 1;
+      if (this.#steps.finish()) this.#checkpoints += 1;
     } catch {
       // An I/O error here fails the next write too, and is told there; this copy is retried next time.
     }
+  }
+
+  #fail(): void {
+    if (this.#closed || this.#failed) return;
+    this.#failed = true;
+    this.#worker = null;
+    this.#steps.fallback(AUTO_CHECKPOINT_PAGES);
   }
 
   #start(): Worker {
@@ -108,20 +127,14 @@ export class Checkpointer {
       this.#copying = false;
       if (!this.#closed) this.#finish();
     });
-    const fail = () => {
-      if (this.#closed || this.#failed) return;
-      this.#failed = true;
-      this.#worker = null;
-      this.#steps.fallback(AUTO_CHECKPOINT_PAGES);
-    };
-    worker.on('error', fail);
-    worker.on('exit', fail);
+    worker.on('error', () => this.#fail());
+    worker.on('exit', () => this.#fail());
     // After the listeners: adding a 'message' listener references the worker again.
     worker.unref();
     return worker;
   }
 
-  /** Whether the worker runs, and the checkpoints completed (for tests and diagnostics). */
+  /** Whether the worker runs, and the checkpoints that copied every frame (for tests and diagnostics). */
   get stats(): { running: boolean; checkpoints: number } {
     return { running: this.#worker !== null, checkpoints: this.#checkpoints };
   }

@@ -68,7 +68,7 @@ import {
   walletColumns,
   walletFrom,
 } from '../rows.ts';
-import { Checkpointer } from './checkpointer.ts';
+import { Checkpointer, SAFETY_CHECKPOINT_PAGES } from './checkpointer.ts';
 import { sqliteMigrations } from './migrations.ts';
 
 /** Prepared statements kept (see #stmt); the store's own fixed statements are a few dozen. */
@@ -173,16 +173,20 @@ export class SqliteStore implements Store {
     this.#db = openDatabase(path);
     if (path !== ':memory:') {
       const db = this.#db;
-      db.exec('PRAGMA wal_autocheckpoint = 0');
+      db.exec(`PRAGMA wal_autocheckpoint = ${SAFETY_CHECKPOINT_PAGES}`);
       this.#checkpointer = new Checkpointer(path, {
-        finish: () => {
-          if (db.isOpen) this.#stmt('PRAGMA wal_checkpoint(PASSIVE)').get();
-        },
+        finish: () => db.isOpen && this.#checkpoint(),
         fallback: (pages) => {
           if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
         },
       });
     }
+  }
+
+  /** A PASSIVE checkpoint on this connection: true when it copied every frame of the WAL. */
+  #checkpoint(): boolean {
+    const result = this.#get('PRAGMA wal_checkpoint(PASSIVE)');
+    return Number(result?.busy) === 0 && result?.log === result?.checkpointed;
   }
 
   /**
@@ -226,13 +230,14 @@ export class SqliteStore implements Store {
     sql: string,
     ...params: SQLInputValue[]
   ): { changes: number | bigint; lastInsertRowid: number | bigint } {
+    let result: { changes: number | bigint; lastInsertRowid: number | bigint };
     try {
-      const result = this.#stmt(sql).run(...params);
-      if (!this.#db.isTransaction) this.#checkpointer?.committed();
-      return result;
+      result = this.#stmt(sql).run(...params);
     } catch (error) {
       throw busyAsUnavailable(error);
     }
+    if (!this.#db.isTransaction) this.#checkpointer?.committed();
+    return result;
   }
 
   /**
@@ -248,16 +253,17 @@ export class SqliteStore implements Store {
     } catch (error) {
       throw busyAsUnavailable(error);
     }
+    let result: T;
     try {
-      const result = work();
+      result = work();
       this.#stmt('COMMIT').run();
-      if (mode === 'IMMEDIATE') this.#checkpointer?.committed();
-      return result;
     } catch (error) {
       // SQLite rolls back on its own after some errors (a full disk, I/O); the first error is the one told.
       if (this.#db.isTransaction) this.#stmt('ROLLBACK').run();
       throw busyAsUnavailable(error);
     }
+    if (mode === 'IMMEDIATE') this.#checkpointer?.committed();
+    return result;
   }
 
   async migrate(): Promise<void> {
@@ -281,9 +287,12 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    // The worker's connection first: the last one to close checkpoints the WAL into the database.
+    // The worker's connection first. What this process wrote leaves the WAL now: the last connection to
+    // close checkpoints on its own, but a server may still hold the file open.
     await this.#checkpointer?.close();
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    if (this.#checkpointer) this.#checkpoint();
+    this.#db.close();
   }
 
   /** The checkpointer's state, null for an in-memory database (for tests). */
