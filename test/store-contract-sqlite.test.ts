@@ -1,5 +1,6 @@
 /** The Store contract against the embedded default: SqliteStore on a real file. */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -188,4 +189,37 @@ test('an in-memory store has no checkpointer', async () => {
   await store.migrate();
   assert.equal(store.checkpoints, null);
   await store.close();
+});
+
+test('where no worker may start (the permission model), the store checkpoints as SQLite does', () => {
+  const path = join(dir, 'no-worker.sqlite');
+  const store = new URL('../src/store/sqlite/sqlite-store.ts', import.meta.url).href;
+  const script = `
+    import { statSync } from 'node:fs';
+    const { SqliteStore } = await import(${JSON.stringify(store)});
+    const store = new SqliteStore(${JSON.stringify(path)});
+    await store.migrate();
+    for (let n = 0; n < 64 * 40; n++) await store.createWallet('wal_' + n, null, '2026-11');
+    const stats = store.checkpoints;
+    const walBytes = statSync(${JSON.stringify(`${path}-wal`)}).size;
+    await store.close();
+    console.log(JSON.stringify({ ...stats, walBytes }));`;
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--permission',
+      '--allow-fs-read=*',
+      '--allow-fs-write=*',
+      '--disable-warning=ExperimentalWarning',
+      '--input-type=module',
+      '--eval',
+      script,
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.equal(child.status, 0, child.stderr);
+  const result = JSON.parse(child.stdout) as { running: boolean; checkpoints: number; walBytes: number };
+  assert.equal(result.running, false, 'no worker');
+  // 2560 commits with no checkpoint at all would hold over 10 MB; SQLite's own keeps about 4 MB.
+  assert.ok(result.walBytes < 6 * 1024 * 1024, `WAL: ${result.walBytes} bytes`);
 });
