@@ -291,7 +291,11 @@ export class SqliteStore implements Store {
     // close checkpoints on its own, but a server may still hold the file open.
     await this.#checkpointer?.close();
     if (!this.#db.isOpen) return;
-    if (this.#checkpointer) this.#checkpoint();
+    try {
+      if (this.#checkpointer) this.#checkpoint();
+    } catch {
+      // Best effort: the frames stay in the WAL, which the next checkpoint on the file copies.
+    }
     this.#db.close();
   }
 
