@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 
 /** Write commits between checkpoints: about the 1000 WAL pages SQLite's own threshold waits for. */
-export const COMMITS_PER_CHECKPOINT = 64;
+const COMMITS_PER_CHECKPOINT = 64;
 
 /** SQLite's own threshold, put back on the serving connection if the worker fails. */
 const AUTO_CHECKPOINT_PAGES = 1000;
@@ -81,6 +81,7 @@ export class Checkpointer {
    */
   committed(): void {
     if (this.#failed || this.#closed || ++this.#commits < COMMITS_PER_CHECKPOINT) return;
+    // Still copying: the commits keep counting, and the next checkpoint is due as soon as it is done.
     if (this.#copying) return;
     this.#commits = 0;
     if (this.#online && this.#worker) {
