@@ -1296,7 +1296,12 @@ export function runStoreContract(
         const columns = ['date', 'symbol', 'note', 'close'];
         const oddRows: Row[] = rows.map((row, i) => ({
           ...row,
-          note: i % 4 === 0 ? `line\nbreak, "quoted" \\ tab\t é ${i}` : i % 4 === 1 ? null : `n${i}`,
+          note:
+            i % 4 === 0
+              ? `line\nbreak, "quoted" \\ tab\t é \u0001 \u2028 ${i}`
+              : i % 4 === 1
+                ? null
+                : `n${i}`,
         }));
         assert.equal(await store.loadRows(odd, 'date', oddRows, 'import', columns), true);
         const csvColumns = csvColumnsKey(columns);
