@@ -229,10 +229,19 @@ await stopChild(service.child);
 await stopChild(bare.child);
 const figures = Object.fromEntries(modes.map((m) => [m.id, summarise(m.runs)])) as Record<string, Figures>;
 const fig = (id: string) => figures[id] as Figures;
+const us = (value: number | null) => (value === null ? '-' : value.toFixed(0));
+/** With PostgreSQL + Redis, the CPU of each process per request. */
+function processLine(f: Figures): void {
+  if (backend !== 'postgres') return;
+  console.log(
+    `    cpu per request, µs: service ${us(f.cpuUs)}, postgres ${us(f.postgresUs)}, redis ${us(f.redisUs)}, load generator ${us(f.clientUs)}`,
+  );
+}
 if (only) {
   // A partial run (for a profile): its figures, not saved; the ratios need every mode.
   for (const mode of modes) {
     console.log(line(mode.name, fig(mode.id)));
+    processLine(fig(mode.id));
     // What a profile of this run divides by (bench/profile.ts --requests=N): warm-ups included.
     console.log(`    requests served: ${fig(mode.id).ok}`);
   }
@@ -250,7 +259,6 @@ const cpuTimes = (x: Figures, y: Figures) =>
 /** Service, PostgreSQL and Redis CPU per request together. */
 const allCpu = (f: Figures) => (f.cpuUs === null ? null : f.cpuUs + (f.postgresUs ?? 0) + (f.redisUs ?? 0));
 const times = (value: number | null) => (value === null ? '-' : `${value.toFixed(2)} ×`);
-const us = (value: number | null) => (value === null ? '-' : value.toFixed(0));
 
 const ratios: Record<string, number | null> = {
   'a/b cpu': cpuTimes(fig('a'), fig('b')),
@@ -287,11 +295,7 @@ console.log('each mode:');
 for (const mode of modes) {
   const f = fig(mode.id);
   console.log(line(mode.name, f));
-  if (backend === 'postgres') {
-    console.log(
-      `    cpu per request, µs: service ${us(f.cpuUs)}, postgres ${us(f.postgresUs)}, redis ${us(f.redisUs)}, load generator ${us(f.clientUs)}`,
-    );
-  }
+  processLine(f);
   if (f.non2xx > 0) console.log(`    warning: ${f.non2xx} non-2xx responses`);
 }
 console.log(
