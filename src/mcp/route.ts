@@ -55,7 +55,7 @@ import { AppError, type ErrorCode, errorCatalogue, jsonRpc } from '../errors.ts'
 import type { Services } from '../services.ts';
 import { costHeaders } from '../views/cost.ts';
 import { serveLegacyExchange } from './legacy.ts';
-import { createMcpFace, MODERN_REVISION } from './server.ts';
+import { createMcpFace, MODERN_REVISION, type ToolRun } from './server.ts';
 import type { McpCall } from './tool-kit.ts';
 
 export const MCP_PATH = '/mcp/jsonrpc';
@@ -203,8 +203,6 @@ const MODERN_META_KEYS = new Set([
   CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
 ]);
-
-type ToolRun = (args: unknown, call: McpCall) => Promise<CallToolResult>;
 
 export interface DirectCall {
   id: string | number;

@@ -24,6 +24,9 @@ import { createTools } from './tools.ts';
  */
 export const MODERN_REVISION = '2026-07-28';
 
+/** One tools/call of a tool, as the SDK's servers run it. */
+export type ToolRun = (args: unknown, call: McpCall) => Promise<CallToolResult>;
+
 export interface McpFace {
   /**
    * A server for one request, bound to its call; `modern` for one the route serves over the SDK's
@@ -34,7 +37,7 @@ export interface McpFace {
    * A tools/call of the tool named, run as the SDK's servers run it (the same handler), for the route's
    * direct path (route.ts); null when no tool has that name.
    */
-  toolCall(name: string): ((args: unknown, call: McpCall) => Promise<CallToolResult>) | null;
+  toolCall(name: string): ToolRun | null;
   /** Who answers: the servers' identity, which 2026-07-28 results carry in `_meta`. */
   serverInfo: Implementation;
   toolNames: readonly string[];
@@ -75,8 +78,8 @@ export function createMcpFace(deps: Services): McpFace {
     if (result.isError && typeof code === 'string') deps.metrics.refused(code);
     return result;
   }
-  const toolCalls = new Map(
-    tools.map((t) => [t.definition.name, (args: unknown, call: McpCall) => run(t, args, call)] as const),
+  const toolCalls = new Map<string, ToolRun>(
+    tools.map((t) => [t.definition.name, (args, call) => run(t, args, call)]),
   );
 
   return {
