@@ -5,7 +5,7 @@
  * against the same service. The headline of each mode is its CPU ratio; requests/s, p50 and p99 follow.
  * After every mode it audits the ledger of the store (every balance the sum of its entries). With
  * `--heavy=N` (default 64 with `--backend postgres`) it measures (a) and (b) again at N connections;
- * `--grow` runs the growth mode instead (bench/grow.ts). Results go to bench/results/latest.json, which
+ * `--grow` runs the growth mode instead (bench/grow.ts), `--data` the large-dataset reads (bench/data.ts). Results go to bench/results/latest.json, which
  * `npm run bench:docs` turns into the tables of docs/benchmarks.md.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,6 +39,10 @@ import { countBurns, mcpLoads, provisionMcpKey } from './mcp.ts';
 const args = parseArgs(process.argv.slice(2));
 if (args.has('grow')) {
   await import('./grow.ts');
+  process.exit(0);
+}
+if (args.has('data')) {
+  await import('./data.ts');
   process.exit(0);
 }
 const backend = args.get('backend') ?? 'sqlite';

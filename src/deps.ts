@@ -202,6 +202,10 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   }
   store = withKeyCache(store, env.KEY_CACHE_TTL_MS, now);
   await store.migrate();
+  // Each dataset's entity fields become its indexed key columns; a changed catalog re-keys its rows here.
+  const layouts = new Map(datasets.map((d) => [d.key, d.entity_fields] as const));
+  const { rekeyed } = await store.syncLayouts(layouts);
+  if (rekeyed.length > 0) log.info('re-keyed datasets for their entity fields', { datasets: rekeyed });
   const built = options.limiter
     ? { limiter: options.limiter, status: async () => 'local' as const }
     : await buildLimiter(env, metrics, log);

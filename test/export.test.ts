@@ -1,7 +1,7 @@
 /** Bulk export: bulk_export packages only, charged once per started 1,000 rows before the stream starts. */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { RowQuery, StoredRow } from '../src/store/port.ts';
+import type { RowQuery, RowsPage } from '../src/store/port.ts';
 import { H15, h15Rows as rowsOfH15 } from './helpers/h15.ts';
 import { adminRequest, freshIp, operatorAccount } from './helpers/operator.ts';
 import {
@@ -30,7 +30,7 @@ before(async () => {
       new Proxy(store, {
         get(target, property, receiver) {
           if (property === 'queryRows') {
-            return async (query: RowQuery): Promise<StoredRow[]> => {
+            return async (query: RowQuery): Promise<RowsPage> => {
               if (failOnQuery?.(query)) throw new Error('disk on fire');
               return target.queryRows(query);
             };

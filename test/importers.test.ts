@@ -38,13 +38,15 @@ async function rows(dataset: string, filters: Record<string, string[]> = {}): Pr
   const out: Row[] = [];
   let after: { t: string; id: number } | undefined;
   for (;;) {
-    const page = await server.deps.store.queryRows({
-      dataset,
-      filters,
-      descending: false,
-      limit: 5000,
-      ...(after ? { after } : {}),
-    });
+    const page = (
+      await server.deps.store.queryRows({
+        dataset,
+        filters,
+        descending: false,
+        limit: 5000,
+        ...(after ? { after } : {}),
+      })
+    ).rows;
     out.push(...page.map((r) => JSON.parse(r.json) as Row));
     const last = page.at(-1);
     if (!last || page.length < 5000) return out;

@@ -120,7 +120,7 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
       const ended = await sqlOn(
         (db as TestDatabase).url,
         `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
-          WHERE application_name = 'token-metered-data' AND datname = current_database()`,
+          WHERE application_name LIKE 'token-metered-data%' AND datname = current_database()`,
       );
       assert.ok(
         ended.some((row) => row.ended === true),

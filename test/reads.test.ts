@@ -367,13 +367,15 @@ describe('CSV reads', () => {
       await store.loadRows(entry.dataset.key, entry.dataset.time_field, rows, 'import', entry.columns),
       true,
     );
-    const stored = await store.queryRows({
-      dataset: entry.dataset.key,
-      filters: {},
-      descending: true,
-      limit: 1,
-      csvColumns: entry.csvColumns,
-    });
+    const stored = (
+      await store.queryRows({
+        dataset: entry.dataset.key,
+        filters: {},
+        descending: true,
+        limit: 1,
+        csvColumns: entry.csvColumns,
+      })
+    ).rows;
     assert.equal(typeof stored[0]?.csv, 'string', 'the load stored CSV lines');
     const fromLines = await read();
     // The same rows without stored lines (as loaded before they existed): rendered from the JSON per read.

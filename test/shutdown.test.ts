@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { afterEach, test } from 'node:test';
 import { closeDeps } from '../src/deps.ts';
 import { gracefulShutdown } from '../src/edge/shutdown.ts';
-import type { LedgerEntry, RowQuery, StoredRow } from '../src/store/port.ts';
+import type { LedgerEntry, RowQuery, RowsPage } from '../src/store/port.ts';
 import { H15, h15Rows } from './helpers/h15.ts';
 import { operatorAccount } from './helpers/operator.ts';
 import { bearer, startServer, TestClock, type TestServer } from './helpers/server.ts';
@@ -64,7 +64,7 @@ async function stoppingServer(
       new Proxy(store, {
         get(target, property, receiver) {
           if (property === 'queryRows') {
-            return async (query: RowQuery): Promise<StoredRow[]> => {
+            return async (query: RowQuery): Promise<RowsPage> => {
               if (gate && query.after !== undefined) await gate;
               return target.queryRows(query);
             };

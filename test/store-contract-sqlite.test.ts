@@ -49,13 +49,15 @@ test('a database at schema version 2 upgrades in place: rows kept, read in order
   const store = new SqliteStore(path);
   await store.migrate();
   await store.migrate();
-  const rows = await store.queryRows({
-    dataset: 'x/y',
-    filters: {},
-    descending: false,
-    limit: 10,
-    csvColumns: csvColumnsKey(['id', 'd']),
-  });
+  const rows = (
+    await store.queryRows({
+      dataset: 'x/y',
+      filters: {},
+      descending: false,
+      limit: 10,
+      csvColumns: csvColumnsKey(['id', 'd']),
+    })
+  ).rows;
   assert.deepEqual(
     rows.map((r) => [r.t, r.id, r.csv]),
     [1, 2, 3, 4, 5].map((d) => [`2026-01-0${d}`, 6 - d, null]),
@@ -71,13 +73,15 @@ test('a database at schema version 2 upgrades in place: rows kept, read in order
   assert.deepEqual([page.count, page.csv], [5, null], 'a page of rows loaded before lines were stored');
   assert.deepEqual((await store.datasetSource('x/y'))?.rows, 5);
   await store.loadRows('x/y', 'd', [{ id: 1, d: 'a' }], 'import', ['id', 'd']);
-  const reloaded = await store.queryRows({
-    dataset: 'x/y',
-    filters: {},
-    descending: false,
-    limit: 10,
-    csvColumns: csvColumnsKey(['id', 'd']),
-  });
+  const reloaded = (
+    await store.queryRows({
+      dataset: 'x/y',
+      filters: {},
+      descending: false,
+      limit: 10,
+      csvColumns: csvColumnsKey(['id', 'd']),
+    })
+  ).rows;
   assert.deepEqual(
     reloaded.map((r) => r.csv),
     ['1,a'],

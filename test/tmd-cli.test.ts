@@ -394,12 +394,14 @@ describe('tmd import: what a file may not hold', () => {
       operator.importRows('macro/fed-h15-series', series('ONE', 1500), { merge: true }),
       operator.importRows('macro/fed-h15-series', series('TWO', 1500), { merge: true }),
     ]);
-    const rows = await server.deps.store.queryRows({
-      dataset: 'macro/fed-h15-series',
-      filters: {},
-      descending: false,
-      limit: 10_000,
-    });
+    const rows = (
+      await server.deps.store.queryRows({
+        dataset: 'macro/fed-h15-series',
+        filters: {},
+        descending: false,
+        limit: 10_000,
+      })
+    ).rows;
     const counts: Record<string, number> = {};
     for (const row of rows) {
       const id = (JSON.parse(row.json) as { series_id: string }).series_id;

@@ -270,9 +270,12 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
 
   const filters: RowQuery['filters'] = {};
   for (const [name, values] of Object.entries(params.filters)) {
-    if (!entityFields.has(name)) {
-      const allowed = [...entityFields].join(', ') || 'none';
-      throw invalid(`Unknown parameter or filter "${name}". This dataset filters by: ${allowed}.`, name);
+    if (!fieldNames.has(name)) {
+      const indexed = [...entityFields].join(', ') || 'none';
+      throw invalid(
+        `Unknown parameter or filter "${name}". This dataset filters by any of its fields; its entity fields (${indexed}) are indexed, others are checked on at most 10000 rows per read. See GET /api/v1/catalog/${entry.key}.`,
+        name,
+      );
     }
     const cleaned = values
       .flatMap((v): FilterValue[] => (typeof v === 'string' ? splitValues(v) : [v]))

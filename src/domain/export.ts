@@ -157,7 +157,7 @@ export class DataExports {
     const store = this.#deps.meter.store;
     let after: { t: string; id: number } | undefined;
     for (;;) {
-      const page = await store.queryRows({
+      const { rows: page } = await store.queryRows({
         dataset: entry.dataset.key,
         filters: {},
         descending: false,

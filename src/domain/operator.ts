@@ -387,7 +387,7 @@ export class Operator {
       const incoming = new Set(rows.map(tuple));
       let after: { t: string; id: number } | undefined;
       for (;;) {
-        const page = await store.queryRows({
+        const { rows: page } = await store.queryRows({
           dataset: dataset.key,
           filters: {},
           descending: false,

@@ -16,6 +16,8 @@ interface ReadBase {
   entry: CatalogEntry;
   /** Rows on the page. */
   count: number;
+  /** Stored rows the read looked at (at most SCAN_CAP when a filter is checked row by row). */
+  examined: number;
   /** Projected fields, or null when every field is returned. */
   fields: string[] | null;
   nextCursor: string | null;
@@ -182,18 +184,31 @@ export class DataReads {
       if (page.csv !== null) {
         const nextCursor = page.next ? this.#deps.cursors.encode(plan.fingerprint, page.next) : null;
         const provenance = await this.#provenance(entry, page.imports);
-        return { entry, page, count: page.count, fields: null, nextCursor, source, ...provenance };
+        return {
+          entry,
+          page,
+          count: page.count,
+          examined: page.examined,
+          fields: null,
+          nextCursor,
+          source,
+          ...provenance,
+        };
       }
     }
-    const rows = await this.#deps.store.queryRows({ ...plan.query, limit: plan.query.limit + 1 });
-    let nextCursor: string | null = null;
-    if (rows.length > plan.query.limit) {
-      rows.length = plan.query.limit;
-      const last = rows.at(-1) as StoredRow;
-      nextCursor = this.#deps.cursors.encode(plan.fingerprint, { t: last.t, id: last.id });
-    }
+    const { rows, next, examined } = await this.#deps.store.queryRows(plan.query);
+    const nextCursor = next ? this.#deps.cursors.encode(plan.fingerprint, next) : null;
     const provenance = await this.#provenance(entry, importIdsOf(rows.map((r) => r.importId)));
-    return { entry, rows, count: rows.length, fields: plan.fields, nextCursor, source, ...provenance };
+    return {
+      entry,
+      rows,
+      count: rows.length,
+      examined,
+      fields: plan.fields,
+      nextCursor,
+      source,
+      ...provenance,
+    };
   }
 
   async #fetchRecords(
@@ -220,6 +235,7 @@ export class DataReads {
       entry,
       rows,
       count: rows.length,
+      examined: made.length,
       fields: plan.fields,
       nextCursor,
       source: 'records',

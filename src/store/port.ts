@@ -237,6 +237,23 @@ export interface StoredPage {
   next: { t: string; id: number } | null;
   /** The import runs that supplied the page's rows, ascending (none for sample rows). */
   imports: number[];
+  /**
+   * Stored rows the read looked at: the page (and the row that tells whether another follows) for a read
+   * an index serves; up to SCAN_CAP for one that checks rows one by one (`row-scan.ts`).
+   */
+  examined: number;
+}
+
+/** A page of rows (`queryRows`): at most the query's limit, and where the next page starts. */
+export interface RowsPage {
+  rows: StoredRow[];
+  /**
+   * The keyset position the next page starts after, else null: the page's last row when another row
+   * follows it, or, when a scan stopped at SCAN_CAP before filling the page, the last row it examined.
+   */
+  next: { t: string; id: number } | null;
+  /** Stored rows the read looked at (see StoredPage.examined). */
+  examined: number;
 }
 
 export interface StoredRow {
@@ -359,7 +376,14 @@ export interface Store extends AnalysisStore, ImportStore {
     options?: { ifLoadedAt?: number },
   ): Promise<boolean>;
   datasetSource(dataset: string): Promise<{ source: RowSource; rows: number; loadedAt: number } | null>;
-  queryRows(query: RowQuery): Promise<StoredRow[]>;
+  /**
+   * Each dataset's entity fields, in catalog order: their values become the dataset's key columns,
+   * which reads filtering on them walk. Datasets stored under another layout are re-keyed here (one
+   * statement each); until this is called, every filter is checked row by row under SCAN_CAP.
+   */
+  syncLayouts(layouts: ReadonlyMap<string, readonly string[]>): Promise<{ rekeyed: string[] }>;
+  /** One page of rows in the query's order, at most its limit, and where the next one starts. */
+  queryRows(query: RowQuery): Promise<RowsPage>;
   /** The same rows as queryRows, as one text page (`pageOfRows` is the reference). */
   queryPage(query: PageQuery): Promise<StoredPage>;
 }

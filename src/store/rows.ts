@@ -13,8 +13,8 @@ import type {
   PageQuery,
   Plan,
   RowQuery,
+  RowsPage,
   StoredPage,
-  StoredRow,
   UsageEvent,
   UsageOutcome,
   UsageSum,
@@ -138,22 +138,21 @@ export function rowLimit(limit: number): number {
 }
 
 /**
- * A text page built from rows fetched one by one (limit + 1, to see whether rows follow): PostgreSQL's
- * queryPage, and the reference the store contract holds SQLite's single-statement page to.
+ * A text page built from a page of rows: PostgreSQL's queryPage, SQLite's for reads that check rows one
+ * by one, and the reference the store contract holds SQLite's single-statement page to.
  */
 export async function pageOfRows(
   query: PageQuery,
-  queryRows: (query: RowQuery) => Promise<StoredRow[]>,
+  queryRows: (query: RowQuery) => Promise<RowsPage>,
 ): Promise<StoredPage> {
-  const rows = await queryRows({ ...query, limit: rowLimit(query.limit) + 1 });
-  const more = rows.length > query.limit;
-  if (more) rows.length = query.limit;
-  const last = rows.at(-1);
+  rowLimit(query.limit);
+  const { rows, next, examined } = await queryRows(query);
   const page: StoredPage = {
     count: rows.length,
     json: rows.map((r) => r.json).join(','),
-    next: more && last ? { t: last.t, id: last.id } : null,
+    next,
     imports: importIdsOf(rows.map((r) => r.importId)),
+    examined,
   };
   if (query.csvColumns === undefined) return page;
   const lines: string[] = [];

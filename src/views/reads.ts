@@ -48,6 +48,11 @@ export const readEnvelope = z.object({
     canonical_key: z.string(),
     count: z.int(),
     next_cursor: z.string().nullable(),
+    examined: z
+      .int()
+      .describe(
+        'Stored rows this read looked at. A filter on a field that is not an entity field is checked on at most 10000 rows per read: next_cursor then continues the scan, even when the page holds fewer rows than asked for.',
+      ),
     fields: z.array(z.string()),
     time_field: z.string(),
     sample: z.boolean(),
@@ -74,6 +79,7 @@ export function readMeta(result: Metered<ReadResult>, cost: CostView): ReadMeta 
     canonical_key: value.entry.dataset.key,
     count: value.count,
     next_cursor: value.nextCursor,
+    examined: value.examined,
     fields: value.fields ?? [...value.entry.columns],
     time_field: value.entry.dataset.time_field,
     sample: value.source === 'sample',

@@ -17,6 +17,7 @@ import {
   type UsageInput,
   type UsageSum,
 } from '../../src/store/port.ts';
+import { SCAN_CAP } from '../../src/store/row-scan.ts';
 import { pageOfRows } from '../../src/store/rows.ts';
 import { analysisStoreCases } from './analysis-store-contract.ts';
 
@@ -936,6 +937,212 @@ export function runStoreContract(
       });
     });
 
+    describe('indexed reads: entity key columns and capped scans', () => {
+      // Two datasets of the same rows: `keyed` under a layout (its entity filters walk key indexes),
+      // `plain` under none (every filter checked row by row). Every read must agree on both.
+      const rows: Row[] = [];
+      const symbols = ['AAPL', 'MSFT', 'IBM', 'TSLA', 'NVDA'];
+      for (let day = 1; day <= 28; day++) {
+        symbols.forEach((symbol, i) => {
+          rows.push({
+            date: `2026-02-${String(day).padStart(2, '0')}`,
+            symbol,
+            venue: (day + i) % 3 === 0 ? 'X' : 'Y',
+            lot: i % 2 === 0 ? 100 : 50,
+            open: day % 7 === 0,
+            close: day + i / 10,
+          });
+        });
+      }
+      let keyed: string;
+      let plain: string;
+      before(async () => {
+        keyed = `test/keyed-${unique()}`;
+        plain = `test/plain-${unique()}`;
+        await store.syncLayouts(new Map([[keyed, ['symbol', 'venue', 'lot', 'open']]]));
+        await store.loadRows(keyed, 'date', rows, 'import');
+        await store.loadRows(plain, 'date', rows, 'import');
+      });
+
+      /** Every page of a read, following its cursor: rows, and each page's count and examined. */
+      async function pages(dataset: string, query: Omit<PageQuery, 'dataset'>) {
+        const seen: string[] = [];
+        const shape: [number, number][] = [];
+        let after: { t: string; id: number } | undefined;
+        for (let guard = 0; guard < 500; guard++) {
+          const page = await store.queryRows({ ...query, dataset, ...(after ? { after } : {}) });
+          seen.push(...page.rows.map((r) => r.json));
+          shape.push([page.rows.length, page.examined]);
+          if (!page.next) return { seen, shape };
+          after = page.next;
+        }
+        throw new Error('the cursor never ended');
+      }
+
+      const reference = (filters: Record<string, (string | number | boolean)[]>, descending: boolean) =>
+        rows
+          .map((row, i) => ({ row, id: i + 1 }))
+          .filter(({ row }) => Object.entries(filters).every(([f, vs]) => vs.includes(row[f] as never)))
+          .sort((a, b) =>
+            a.row.date === b.row.date
+              ? (a.id - b.id) * (descending ? -1 : 1)
+              : String(a.row.date) < String(b.row.date) === descending
+                ? 1
+                : -1,
+          )
+          .map(({ row }) => JSON.stringify(row));
+
+      test('entity filters, one key or several, with or without a range: the rows of a row-by-row read', async () => {
+        const cases: { filters: Record<string, string[] | number[]>; from?: string; toExclusive?: string }[] =
+          [
+            { filters: { symbol: ['MSFT'] } },
+            { filters: { symbol: ['TSLA', 'AAPL', 'IBM'] } },
+            { filters: { symbol: ['MSFT'] }, from: '2026-02-05', toExclusive: '2026-02-19' },
+            { filters: { symbol: ['MSFT', 'NVDA'], venue: ['X'] } },
+            { filters: { lot: [50] } },
+            { filters: { open: ['true'], symbol: ['IBM', 'NOPE'] } },
+            { filters: { symbol: ['NOPE'] } },
+            { filters: { close: [3.2, 14.4] } },
+          ];
+        for (const c of cases) {
+          for (const descending of [true, false]) {
+            for (const limit of [1, 7, 200]) {
+              const query = { ...c, descending, limit };
+              const a = await pages(keyed, query);
+              const b = await pages(plain, query);
+              assert.deepEqual(a.seen, b.seen, JSON.stringify(query));
+              const text = await store.queryPage({ ...query, dataset: keyed });
+              const built = await pageOfRows({ ...query, dataset: keyed }, (q) => store.queryRows(q));
+              assert.deepEqual(text, built, JSON.stringify(query));
+            }
+          }
+        }
+        assert.deepEqual(
+          (await pages(keyed, { filters: { symbol: ['TSLA', 'AAPL'] }, descending: true, limit: 9 })).seen,
+          reference({ symbol: ['TSLA', 'AAPL'] }, true),
+        );
+      });
+
+      test('a read an index serves examines its page and the row after it', async () => {
+        const one = await store.queryRows({
+          dataset: keyed,
+          filters: { symbol: ['IBM'] },
+          descending: true,
+          limit: 5,
+        });
+        assert.deepEqual([one.rows.length, one.examined], [5, 6]);
+        const last = await store.queryRows({
+          dataset: keyed,
+          filters: { symbol: ['IBM'] },
+          descending: true,
+          limit: 5,
+          from: '2026-02-26',
+        });
+        assert.deepEqual([last.rows.length, last.examined, last.next], [3, 3, null]);
+        const page = await store.queryPage({
+          dataset: keyed,
+          filters: { symbol: ['IBM', 'AAPL'] },
+          descending: false,
+          limit: 4,
+        });
+        assert.deepEqual([page.count, page.examined], [4, 5]);
+      });
+
+      test('a changed layout re-keys the stored rows; an import by natural key writes its keys', async () => {
+        await store.syncLayouts(new Map([[keyed, ['venue', 'symbol']]]));
+        const { rekeyed } = await store.syncLayouts(new Map([[keyed, ['venue', 'symbol']]]));
+        assert.deepEqual(rekeyed, [], 'a second sync finds every dataset keyed');
+        const query = { filters: { symbol: ['NVDA'], venue: ['Y'] }, descending: true, limit: 6 };
+        assert.deepEqual((await pages(keyed, query)).seen, (await pages(plain, query)).seen);
+        assert.deepEqual(
+          (await pages(keyed, query)).seen,
+          reference({ symbol: ['NVDA'], venue: ['Y'] }, true),
+        );
+
+        const upserted = `test/keyed-upsert-${unique()}`;
+        await store.syncLayouts(new Map([[upserted, ['symbol']]]));
+        const run = {
+          importer: 'test-format',
+          sourceName: 'Test source',
+          fileName: 'k.csv',
+          sha256: 'cd'.repeat(32),
+          licence: 'Public domain',
+          attribution: null,
+          importedAt: T0,
+          rowsRead: 10,
+          rowsRejected: 0,
+        };
+        const keyedRows = rows.slice(0, 10).map((row) => ({ key: `${row.symbol}|${row.date}`, row }));
+        await store.upsertRows(upserted, 'date', keyedRows, run);
+        await store.upsertRows(
+          upserted,
+          'date',
+          [{ key: 'TSLA|2026-02-01', row: { ...rows[3], close: 1 } }],
+          run,
+        );
+        const tsla = await store.queryRows({
+          dataset: upserted,
+          filters: { symbol: ['TSLA'] },
+          descending: false,
+          limit: 5,
+        });
+        assert.deepEqual(
+          tsla.rows.map((r) => JSON.parse(r.json).close),
+          [1, 2.3],
+        );
+      });
+
+      test(`a filter no index serves examines at most ${SCAN_CAP} rows a read; its cursor goes on`, async () => {
+        const big = `test/scan-${unique()}`;
+        const many: Row[] = [];
+        const total = SCAN_CAP * 2 + 500;
+        for (let i = 0; i < total; i++) {
+          many.push({ date: `2026-03-${String(1 + (i % 28)).padStart(2, '0')}`, symbol: `S${i % 40}`, n: i });
+        }
+        await store.syncLayouts(new Map([[big, ['symbol']]]));
+        await store.loadRows(big, 'date', many, 'import');
+        // The only matches sit where the first read's walk never gets.
+        const wanted = [SCAN_CAP + 3, total - 1, 0].map((i) => many[i]?.n as number);
+        const { seen, shape } = await pages(big, { filters: { n: wanted }, descending: false, limit: 2 });
+        assert.deepEqual(
+          seen.map((json) => JSON.parse(json).n).sort((a, b) => a - b),
+          [...wanted].sort((a, b) => a - b),
+        );
+        assert.ok(
+          shape.every(([, examined]) => examined <= SCAN_CAP),
+          JSON.stringify(shape),
+        );
+        assert.equal(shape.reduce((sum, [, examined]) => sum + examined, 0) >= total - 2, true);
+        const first = await store.queryPage({
+          dataset: big,
+          filters: { n: [27] },
+          descending: true,
+          limit: 5,
+        });
+        assert.deepEqual([first.count, first.examined], [1, SCAN_CAP]);
+        assert.ok(first.next, 'a read that stopped at the cap says where to go on');
+        const capped = await store.queryPage({
+          dataset: big,
+          filters: { n: [-1] },
+          descending: true,
+          limit: 5,
+        });
+        assert.deepEqual([capped.count, capped.examined, capped.json], [0, SCAN_CAP, '']);
+        assert.ok(capped.next);
+        // With an index walk underneath: only that entity's rows count towards the cap.
+        const narrow = await store.queryRows({
+          dataset: big,
+          filters: { symbol: ['S7'], n: [-1] },
+          descending: true,
+          limit: 5,
+        });
+        assert.deepEqual(
+          [narrow.rows.length, narrow.examined, narrow.next],
+          [0, Math.ceil((total - 7) / 40), null],
+        );
+      });
+    });
+
     describe('dataset rows', () => {
       const rows: Row[] = [];
       const symbols = ['AAPL', 'MSFT', 'IBM'];
@@ -956,7 +1163,7 @@ export function runStoreContract(
       });
 
       const all = async (query: Partial<Parameters<Store['queryRows']>[0]>) =>
-        store.queryRows({ dataset, filters: {}, descending: true, limit: 1000, ...query });
+        (await store.queryRows({ dataset, filters: {}, descending: true, limit: 1000, ...query })).rows;
 
       test('a sample load fills an empty dataset once; an import replaces it', async () => {
         const other = `test/load-${unique()}`;
@@ -964,7 +1171,7 @@ export function runStoreContract(
         assert.equal(await store.loadRows(other, 'date', rows.slice(0, 3), 'sample'), true);
         assert.equal(await store.loadRows(other, 'date', rows, 'sample'), false, 'already loaded');
         assert.equal(
-          (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 })).length,
+          (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 })).rows.length,
           3,
         );
         const source = await store.datasetSource(other);
@@ -974,7 +1181,7 @@ export function runStoreContract(
         assert.equal(await store.loadRows(other, 'date', rows.slice(0, 5), 'import'), true);
         assert.equal((await store.datasetSource(other))?.source, 'import');
         assert.equal(
-          (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 })).length,
+          (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 })).rows.length,
           5,
         );
       });
@@ -992,7 +1199,7 @@ export function runStoreContract(
         );
         assert.equal((await store.datasetSource(other))?.rows, 4, 'the stale load changed nothing');
         assert.equal(
-          (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 10 })).length,
+          (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 10 })).rows.length,
           4,
         );
       });
@@ -1005,14 +1212,16 @@ export function runStoreContract(
           yield list.slice(start, start + size);
         }
       }
-      const everything = (name: string, csvColumns?: string) =>
-        store.queryRows({
-          dataset: name,
-          filters: {},
-          descending: false,
-          limit: 1000,
-          ...(csvColumns === undefined ? {} : { csvColumns }),
-        });
+      const everything = async (name: string, csvColumns?: string) =>
+        (
+          await store.queryRows({
+            dataset: name,
+            filters: {},
+            descending: false,
+            limit: 1000,
+            ...(csvColumns === undefined ? {} : { csvColumns }),
+          })
+        ).rows;
 
       test('a streamed load stores its batches as loadRows stores the same rows, replacing the dataset', async () => {
         const streamed = `test/stream-${unique()}`;
@@ -1139,45 +1348,52 @@ export function runStoreContract(
         const columns = ['date', 'symbol', 'note', 'close', 'absent'];
         assert.equal(await store.loadRows(other, 'date', odd, 'import', columns), true);
         const key = csvColumnsKey(columns);
-        const page = await store.queryRows({
-          dataset: other,
-          filters: {},
-          descending: false,
-          limit: 10,
-          csvColumns: key,
-        });
+        const page = (
+          await store.queryRows({
+            dataset: other,
+            filters: {},
+            descending: false,
+            limit: 10,
+            csvColumns: key,
+          })
+        ).rows;
         // Written out, not derived: formula guard, quoting and empty cells as the REST CSV writes them.
         assert.deepEqual(
           page.map((r) => r.csv),
           [`2026-02-01,"'=HYPERLINK(""x"")","a, ""quoted"" cell",-1.25,`, '2026-02-02,MSFT,,3,'],
         );
         assert.deepEqual(JSON.parse(page[0]?.json ?? ''), odd[0], 'the JSON is unchanged');
-        const otherColumns = await store.queryRows({
-          dataset: other,
-          filters: {},
-          descending: false,
-          limit: 10,
-          csvColumns: csvColumnsKey(['date', 'symbol']),
-        });
+        const otherColumns = (
+          await store.queryRows({
+            dataset: other,
+            filters: {},
+            descending: false,
+            limit: 10,
+            csvColumns: csvColumnsKey(['date', 'symbol']),
+          })
+        ).rows;
         assert.deepEqual(
           otherColumns.map((r) => r.csv),
           [null, null],
           'lines rendered over other columns are not offered',
         );
-        const plain = await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 10 });
+        const plain = (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 10 }))
+          .rows;
         assert.ok(
           plain.every((r) => r.csv === undefined),
           'no lines unless asked for',
         );
         // A load without columns (an older loader) leaves no lines behind, even under the same key.
         assert.equal(await store.loadRows(other, 'date', odd, 'import'), true);
-        const reloaded = await store.queryRows({
-          dataset: other,
-          filters: {},
-          descending: false,
-          limit: 10,
-          csvColumns: key,
-        });
+        const reloaded = (
+          await store.queryRows({
+            dataset: other,
+            filters: {},
+            descending: false,
+            limit: 10,
+            csvColumns: key,
+          })
+        ).rows;
         assert.deepEqual(
           reloaded.map((r) => r.csv),
           [null, null],
@@ -1246,7 +1462,7 @@ export function runStoreContract(
         ];
         assert.equal(await store.loadRows(flagged, 'date', flags, 'sample'), true);
         const days = async (filters: Record<string, string[] | number[]>) =>
-          (await store.queryRows({ dataset: flagged, filters, descending: false, limit: 10 })).map(
+          (await store.queryRows({ dataset: flagged, filters, descending: false, limit: 10 })).rows.map(
             (r) => r.t,
           );
         assert.deepEqual(await days({ is_meeting: ['true'] }), ['2026-01-01', '2026-01-03']);
@@ -1261,12 +1477,14 @@ export function runStoreContract(
         // Past 2^53 a stored number is the double JavaScript printed: it matches that double.
         const huge = `test/huge-${unique()}`;
         await store.loadRows(huge, 'date', [{ date: '2026-01-01', n: 2 ** 62 + 2 ** 20 }], 'sample');
-        const hugeRows = await store.queryRows({
-          dataset: huge,
-          filters: { n: [2 ** 62 + 2 ** 20] },
-          descending: false,
-          limit: 5,
-        });
+        const hugeRows = (
+          await store.queryRows({
+            dataset: huge,
+            filters: { n: [2 ** 62 + 2 ** 20] },
+            descending: false,
+            limit: 5,
+          })
+        ).rows;
         assert.equal(hugeRows.length, 1);
         // A number filter on a text field matches no text, and a text filter matches text exactly.
         assert.deepEqual(await days({ code: [1] }), []);
@@ -1400,13 +1618,15 @@ export function runStoreContract(
           const seen: number[] = [];
           let after: { t: string; id: number } | undefined;
           for (let page = 0; page < 10; page++) {
-            const result = await store.queryRows({
-              dataset,
-              filters: { symbol: ['AAPL', 'MSFT'] },
-              descending,
-              limit: 7,
-              ...(after ? { after } : {}),
-            });
+            const result = (
+              await store.queryRows({
+                dataset,
+                filters: { symbol: ['AAPL', 'MSFT'] },
+                descending,
+                limit: 7,
+                ...(after ? { after } : {}),
+              })
+            ).rows;
             seen.push(...result.map((r) => r.id));
             const last = result.at(-1);
             if (result.length < 7 || !last) break;
@@ -1479,7 +1699,8 @@ export function runStoreContract(
         ]);
         assert.deepEqual([second.rowsInserted, second.rowsReplaced], [3, 3]);
         assert.ok(second.id > first.id);
-        const stored = await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 });
+        const stored = (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 }))
+          .rows;
         assert.equal(stored.length, 6);
         assert.equal(new Set(stored.map((r) => r.id)).size, 6);
         assert.deepEqual(
@@ -1540,12 +1761,14 @@ export function runStoreContract(
         ];
         const result = await store.upsertRows(other, 'date', twice, run('dup.csv', T0));
         assert.deepEqual([result.rowsInserted, result.rowsReplaced], [2, 0]);
-        const stored = await store.queryRows({
-          dataset: other,
-          filters: { symbol: ['AAPL'] },
-          descending: false,
-          limit: 10,
-        });
+        const stored = (
+          await store.queryRows({
+            dataset: other,
+            filters: { symbol: ['AAPL'] },
+            descending: false,
+            limit: 10,
+          })
+        ).rows;
         assert.deepEqual(
           stored.map((r) => JSON.parse(r.json).close),
           [7],

@@ -44,6 +44,7 @@ import {
   type PageQuery,
   type RowQuery,
   type RowSource,
+  type RowsPage,
   type SessionRecord,
   type SpendCap,
   type Store,
@@ -54,6 +55,7 @@ import {
   type UsageSum,
   type WalletRecord,
 } from '../port.ts';
+import { entityKeyColumns, layoutText, planScan, SCAN_CAP, type ScanPlan } from '../row-scan.ts';
 import {
   accountColumns,
   accountFrom,
@@ -192,6 +194,13 @@ export interface PostgresStoreOptions {
   maxConcurrentBatches?: number;
   /** A statement that takes longer fails (and the read with it) rather than holding a request. */
   statementTimeoutMs?: number;
+  /**
+   * A page query that takes longer is stopped and answered as a 503, nothing charged (default 2000 ms).
+   * Page queries run on a pool of their own, so the ledger's statements keep their own timeout.
+   */
+  readTimeoutMs?: number;
+  /** Where page queries go (a read replica, say); the store's own database by default. */
+  readUrl?: string;
   connectTimeoutMs?: number;
   /**
    * How long the client waits for any answer before it gives the connection up (503, the connection
@@ -206,8 +215,78 @@ export interface PostgresStoreOptions {
 /** Rows per INSERT of a load: one statement's arrays stay a few MB. */
 const LOAD_BATCH_ROWS = 5000;
 
+/** Binds a value: its placeholder ($n) in `values`. */
+function bindOf(values: unknown[], value: unknown): string {
+  values.push(value);
+  return `$${values.length}`;
+}
+
+/**
+ * `cols` of the rows the plan's index yields in the query's order, `limit` of them from `offset` ($1 is
+ * the dataset). One key walks its index and stops; several keys are one walk each under a MergeAppend,
+ * which reads each only as far as the merge takes it.
+ */
+function walkSql(
+  q: RowQuery,
+  plan: ScanPlan,
+  cols: string,
+  limit: number,
+  values: unknown[],
+  offset = 0,
+): string {
+  const bounds: string[] = [];
+  if (q.from !== undefined) bounds.push(`t >= ${bindOf(values, q.from)}`);
+  if (q.toExclusive !== undefined) bounds.push(`t < ${bindOf(values, q.toExclusive)}`);
+  if (q.after)
+    bounds.push(
+      `(t, id) ${q.descending ? '<' : '>'} (${bindOf(values, q.after.t)}, ${bindOf(values, q.after.id)}::int)`,
+    );
+  const direction = q.descending ? 'DESC' : 'ASC';
+  const order = `ORDER BY t ${direction}, id ${direction}`;
+  const window = `LIMIT ${rowLimit(limit)}${offset > 0 ? ` OFFSET ${rowLimit(offset)}` : ''}`;
+  const arm = (key: string | null, armLimit: string) => {
+    const where = ['dataset = $1', ...bounds];
+    if (plan.index && key !== null) where.splice(1, 0, `${plan.index.column} = ${bindOf(values, key)}`);
+    return `SELECT ${cols} FROM dataset_rows WHERE ${where.join(' AND ')} ${order} ${armLimit}`;
+  };
+  const index = plan.index;
+  if (index === null || index.keys.length === 1) return arm(index?.keys[0] ?? null, window);
+  const arms = index.keys.map((key) => `(${arm(key, `LIMIT ${rowLimit(limit + offset)}`)})`);
+  return `SELECT * FROM (${arms.join(' UNION ALL ')}) m ${order} ${window}`;
+}
+
+/** The key column expressions of a layout over a json value (`json`), as rowKeys computes them. */
+function keyExprs(json: string, entityFields: readonly string[], values: unknown[]): string[] {
+  return entityKeyColumns.map((_, slot) => {
+    const field = entityFields[slot];
+    if (field === undefined) return 'NULL::text';
+    const name = bindOf(values, field);
+    // Text as itself, numbers and booleans as their JSON text (the json type keeps it as written).
+    return `CASE json_typeof(${json} -> ${name}) WHEN 'string' THEN ${json} ->> ${name}
+      WHEN 'number' THEN (${json} -> ${name})::text WHEN 'boolean' THEN (${json} -> ${name})::text END`;
+  });
+}
+
+/** Sets a dataset's key columns for `entityFields` from its stored rows. */
+async function rekey(tx: pg.PoolClient, dataset: string, entityFields: readonly string[]): Promise<void> {
+  const values: unknown[] = [dataset];
+  const sets = keyExprs('data', entityFields, values).map(
+    (expr, slot) => `${entityKeyColumns[slot]} = ${expr}`,
+  );
+  await tx.query(`UPDATE dataset_rows SET ${sets.join(', ')} WHERE dataset = $1`, values);
+  await tx.query('UPDATE dataset_sources SET entity_fields = $2 WHERE dataset = $1', [
+    dataset,
+    layoutText(entityFields),
+  ]);
+}
+
 export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
+  /** Page queries: their own connections, with readTimeoutMs as the statement timeout. */
+  readonly #readPool: pg.Pool;
+  readonly #readTimeoutMs: number;
+  /** Each dataset's entity fields, the order of its key columns (syncLayouts). */
+  #layouts: ReadonlyMap<string, readonly string[]> = new Map();
   /** Page query shapes seen, SQL text -> prepared statement name. */
   readonly #pageShapes = new Map<string, string>();
   readonly #maxBatch: number;
@@ -240,6 +319,19 @@ export class PostgresStore implements Store {
     });
     // An idle connection that dies (server restart) is dropped by the pool; the next query reconnects.
     this.#pool.on('error', () => {});
+    this.#readTimeoutMs = options.readTimeoutMs ?? 2000;
+    this.#readPool = new pg.Pool({
+      connectionString: options.readUrl ?? url,
+      max: options.max ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      idleTimeoutMillis: 60_000,
+      statement_timeout: this.#readTimeoutMs,
+      query_timeout: this.#readTimeoutMs + 5000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      application_name: 'token-metered-data-reads',
+    });
+    this.#readPool.on('error', () => {});
   }
 
   /** Connection-level failures become 503 service_unavailable (and are reported); anything else is a fault (500). */
@@ -345,7 +437,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.#pool.end();
+    await Promise.all([this.#pool.end(), this.#readPool.end()]);
   }
 
   /** This process's pool: its connections, the idle ones, and the queries waiting for one. */
@@ -989,31 +1081,35 @@ export class PostgresStore implements Store {
         );
       }
       await tx.query('DELETE FROM dataset_rows WHERE dataset = $1', [dataset]);
+      const layout = this.#layoutOf(dataset);
+      // $1..$5 are the statement's own; the key expressions bind the field names after them.
+      const keyValues: unknown[] = [null, null, null, null, null];
+      const keys = keyExprs('x.j', layout, keyValues);
+      const insert = `INSERT INTO dataset_rows (dataset, id, t, data, csv, ${entityKeyColumns.join(', ')})
+        SELECT $1, x.id, x.t, x.j, x.c, ${keys.join(', ')}
+          FROM (SELECT u.id, u.t, u.d::json AS j, u.c
+                  FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS u(id, t, d, c)) x`;
       let count = 0;
       for await (const batch of batches) {
         for (let start = 0; start < batch.length; start += LOAD_BATCH_ROWS) {
           const slice = batch.slice(start, start + LOAD_BATCH_ROWS);
-          await tx.query(
-            `INSERT INTO dataset_rows (dataset, id, t, data, csv)
-             SELECT $1, x.id, x.t, x.d::json, x.c
-               FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS x(id, t, d, c)`,
-            [
-              dataset,
-              slice.map((_, index) => count + index + 1),
-              slice.map((row) => String(row[timeField] ?? '')),
-              slice.map((row) => JSON.stringify(row)),
-              slice.map((row) => (csvColumns ? csvRecord(row, csvColumns) : null)),
-            ],
-          );
+          await tx.query(insert, [
+            dataset,
+            slice.map((_, index) => count + index + 1),
+            slice.map((row) => String(row[timeField] ?? '')),
+            slice.map((row) => JSON.stringify(row)),
+            slice.map((row) => (csvColumns ? csvRecord(row, csvColumns) : null)),
+            ...keyValues.slice(5),
+          ]);
           count += slice.length;
         }
       }
       await tx.query(
-        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns)
-         VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
+         VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (dataset) DO UPDATE
            SET source = excluded.source, row_count = excluded.row_count, loaded_at = excluded.loaded_at,
-               csv_columns = excluded.csv_columns`,
+               csv_columns = excluded.csv_columns, entity_fields = excluded.entity_fields`,
         [
           dataset,
           source,
@@ -1021,6 +1117,7 @@ export class PostgresStore implements Store {
           // Strictly later than the load it replaces, so `ifLoadedAt` tells any two loads apart.
           Math.max(Date.now(), (previous ?? 0) + 1),
           csvColumns ? csvColumnsKey(csvColumns) : null,
+          layoutText(layout),
         ],
       );
       return true;
@@ -1041,49 +1138,168 @@ export class PostgresStore implements Store {
       : null;
   }
 
+  #layoutOf(dataset: string): readonly string[] {
+    return this.#layouts.get(dataset) ?? [];
+  }
+
+  async syncLayouts(layouts: ReadonlyMap<string, readonly string[]>): Promise<{ rekeyed: string[] }> {
+    this.#layouts = new Map(layouts);
+    const rekeyed: string[] = [];
+    for (const row of await this.#rows('SELECT dataset, entity_fields FROM dataset_sources')) {
+      const dataset = str(row.dataset);
+      const layout = this.#layoutOf(dataset);
+      if (optStr(row.entity_fields) === layoutText(layout)) continue;
+      await this.#tx(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
+        await rekey(tx, dataset, layout);
+      });
+      rekeyed.push(dataset);
+    }
+    if (rekeyed.length > 0) await this.#q('ANALYZE dataset_rows').catch(() => {});
+    return { rekeyed };
+  }
+
+  /** A page query that ran past readTimeoutMs is a 503 of its own: nothing was charged. */
+  #translateRead(error: unknown): unknown {
+    if ((error as { code?: unknown }).code === '57014')
+      return serviceUnavailable(
+        `The read took longer than ${this.#readTimeoutMs} ms and was stopped; nothing was charged. Narrow it (an entity filter, a date range) or retry.`,
+      );
+    return this.#translate(error);
+  }
+
   /** One page as text, built from its rows. */
   queryPage(q: PageQuery): Promise<StoredPage> {
     return pageOfRows(q, (query) => this.queryRows(query));
   }
 
-  async queryRows(q: RowQuery): Promise<StoredRow[]> {
-    const values: unknown[] = [q.dataset];
-    const where = ['dataset = $1'];
-    const bind = (value: unknown) => {
-      values.push(value);
-      return `$${values.length}`;
-    };
-    if (q.from !== undefined) where.push(`t >= ${bind(q.from)}`);
-    if (q.toExclusive !== undefined) where.push(`t < ${bind(q.toExclusive)}`);
-    for (const [field, accepted] of Object.entries(q.filters)) {
-      // The field name is a bound parameter of -> and ->>, never spliced into SQL. Text values (and
-      // booleans, as true/false) compare with the stored JSON text; numbers as numbers (double
-      // precision, as SQLite and JavaScript read them), so 01 finds 1.
-      if (typeof accepted[0] === 'number') {
-        const name = bind(field);
-        where.push(
-          `(CASE WHEN json_typeof(data -> ${name}) = 'number' THEN (data ->> ${name})::float8 END) = ANY(${bind(accepted)}::float8[])`,
-        );
-      } else {
-        where.push(`data ->> ${bind(field)} = ANY(${bind(accepted)}::text[])`);
+  async queryRows(q: RowQuery): Promise<RowsPage> {
+    rowLimit(q.limit);
+    const plan = planScan(q, this.#layoutOf(q.dataset));
+    const withCsv = q.csvColumns !== undefined;
+    let found: { rows: DbRow[]; next: RowsPage['next']; examined: number };
+    if (plan.capped) {
+      found = await this.#scan(q, plan);
+    } else {
+      const values: unknown[] = [q.dataset];
+      const source = walkSql(q, plan, 'id, t, data, import_id, csv', q.limit + 1, values);
+      // The stored lines count only if they were rendered over the columns asked for; one statement, so
+      // the check and the rows come from the same snapshot.
+      const csv = withCsv
+        ? `CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = $1) = ${bindOf(values, q.csvColumns)} THEN w.csv END`
+        : 'NULL';
+      const text = `SELECT w.id, w.t, w.data::text AS json, w.import_id, ${csv} AS csv FROM (${source}) w`;
+      let rows: DbRow[];
+      try {
+        rows = (await this.#readPool.query<DbRow>(this.#pageStatement(text, values))).rows;
+      } catch (error) {
+        throw this.#translateRead(error);
       }
+      this.#answered();
+      const examined = rows.length;
+      let next: RowsPage['next'] = null;
+      if (rows.length > q.limit) {
+        rows.length = q.limit;
+        const last = rows.at(-1);
+        if (last) next = { t: str(last.t), id: num(last.id) };
+      }
+      found = { rows, next, examined };
     }
-    if (q.after) where.push(`(t, id) ${q.descending ? '<' : '>'} (${bind(q.after.t)}, ${bind(q.after.id)})`);
-    const direction = q.descending ? 'DESC' : 'ASC';
-    // The stored lines count only if they were rendered over the columns asked for; one statement, so
-    // the check and the rows come from the same snapshot.
-    const csv =
-      q.csvColumns === undefined
-        ? ''
-        : `, CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = $1) = ${bind(q.csvColumns)} THEN csv END AS csv`;
-    const text = `SELECT id, t, data::text AS json, import_id${csv} FROM dataset_rows WHERE ${where.join(' AND ')}
-        ORDER BY t ${direction}, id ${direction} LIMIT ${bind(rowLimit(q.limit))}`;
-    const { rows } = await this.#q(this.#pageStatement(text, values));
-    return rows.map((r) => {
+    const rows = found.rows.map((r) => {
       const row: StoredRow = { id: num(r.id), t: str(r.t), json: str(r.json), importId: optNum(r.import_id) };
-      if (q.csvColumns !== undefined) row.csv = r.csv === null ? null : str(r.csv);
+      if (withCsv) row.csv = r.csv === null || r.csv === undefined ? null : str(r.csv);
       return row;
     });
+    return { rows, next: found.next, examined: found.examined };
+  }
+
+  /**
+   * A read that checks rows one by one, in one read-only snapshot: the first limit + 1 matches among the
+   * first SCAN_CAP rows the index yields, then how far the walk went (see sqlite/row-sql.ts's runScan).
+   */
+  async #scan(
+    q: RowQuery,
+    plan: ScanPlan,
+  ): Promise<{ rows: DbRow[]; next: RowsPage['next']; examined: number }> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#readPool.connect();
+    } catch (error) {
+      throw this.#translateRead(error);
+    }
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const values: unknown[] = [q.dataset];
+      const cols = ['id, t, data, import_id, csv', ...plan.keyed.map((f) => f.column)].join(', ');
+      const source = walkSql(q, plan, cols, SCAN_CAP, values);
+      const check: string[] = [];
+      for (const { column, keys } of plan.keyed)
+        check.push(`s.${column} = ANY(${bindOf(values, keys)}::text[])`);
+      for (const { field, values: accepted } of plan.json) {
+        // The field name is a bound parameter of -> and ->>, never spliced into SQL. Text values (and
+        // booleans, as true/false) compare with the stored JSON text; numbers as numbers (double
+        // precision, as SQLite and JavaScript read them), so 01 finds 1.
+        const name = bindOf(values, field);
+        check.push(
+          typeof accepted[0] === 'number'
+            ? `(CASE WHEN json_typeof(s.data -> ${name}) = 'number' THEN (s.data ->> ${name})::float8 END) = ANY(${bindOf(values, accepted)}::float8[])`
+            : `s.data ->> ${name} = ANY(${bindOf(values, accepted)}::text[])`,
+        );
+      }
+      const csv =
+        q.csvColumns === undefined
+          ? 'NULL'
+          : `CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = $1) = ${bindOf(values, q.csvColumns)} THEN s.csv END`;
+      const hits = (
+        await client.query<DbRow>(
+          this.#pageStatement(
+            `SELECT s.id, s.t, s.data::text AS json, s.import_id, ${csv} AS csv FROM (${source}) s
+              WHERE ${check.join(' AND ')} LIMIT ${rowLimit(q.limit) + 1}`,
+            values,
+          ),
+        )
+      ).rows;
+      const keysetValues: unknown[] = [q.dataset];
+      const keyset = walkSql(q, plan, 't, id', SCAN_CAP, keysetValues);
+      let result: { rows: DbRow[]; next: RowsPage['next']; examined: number };
+      if (q.limit > 0 && hits.length > q.limit) {
+        const probe = hits[q.limit] as DbRow;
+        const t = bindOf(keysetValues, str(probe.t));
+        const id = bindOf(keysetValues, num(probe.id));
+        const counted = await client.query<DbRow>(
+          `SELECT count(*) AS n FROM (${keyset}) k WHERE (k.t, k.id) ${q.descending ? '>=' : '<='} (${t}, ${id}::int)`,
+          keysetValues,
+        );
+        hits.length = q.limit;
+        const last = hits.at(-1) as DbRow;
+        result = {
+          rows: hits,
+          next: { t: str(last.t), id: num(last.id) },
+          examined: num(counted.rows[0]?.n),
+        };
+      } else {
+        const counted = await client.query<DbRow>(`SELECT count(*) AS n FROM (${keyset}) k`, keysetValues);
+        const examined = num(counted.rows[0]?.n);
+        let next: RowsPage['next'] = null;
+        if (examined >= SCAN_CAP) {
+          const lastValues: unknown[] = [q.dataset];
+          const lastSql = walkSql(q, plan, 't, id', 1, lastValues, SCAN_CAP - 1);
+          const last = (await client.query<DbRow>(lastSql, lastValues)).rows[0];
+          if (last) next = { t: str(last.t), id: num(last.id) };
+        }
+        result = { rows: q.limit > 0 ? hits : [], next, examined: q.limit > 0 ? examined : 0 };
+      }
+      await client.query('COMMIT');
+      this.#answered();
+      return result;
+    } catch (error) {
+      if (isUnavailable(error)) broken = error as Error;
+      else await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw this.#translateRead(error);
+    } finally {
+      client.release(broken);
+    }
   }
 
   async upsertRows(
@@ -1098,12 +1314,19 @@ export class PostgresStore implements Store {
     const recorded = await this.#tx(async (tx) => {
       // One loader per dataset at a time across every node, as loadRows.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
-      const present = await tx.query('SELECT source, loaded_at FROM dataset_sources WHERE dataset = $1', [
-        dataset,
-      ]);
+      const present = await tx.query(
+        'SELECT source, loaded_at, entity_fields FROM dataset_sources WHERE dataset = $1',
+        [dataset],
+      );
       const before = present.rows[0] as DbRow | undefined;
+      const layout = this.#layoutOf(dataset);
       if (before && str(before.source) === 'sample')
         await tx.query('DELETE FROM dataset_rows WHERE dataset = $1', [dataset]);
+      else if (before && optStr(before.entity_fields) !== layoutText(layout))
+        await rekey(tx, dataset, layout);
+      // $1..$7 are the statement's own; the key expressions bind the field names after them.
+      const keyValues: unknown[] = [null, null, null, null, null, null, null];
+      const keys = keyExprs('x.j', layout, keyValues);
       const inserted = await tx.query(
         `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
            imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t)
@@ -1135,11 +1358,13 @@ export class PostgresStore implements Store {
         // A replaced row keeps its id: xmax is 0 only for a row this statement inserted.
         const result = await tx.query(
           `WITH written AS (
-             INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id)
-             SELECT $1, $2 + x.n, x.t, x.d::json, x.c, x.k, $3
-               FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS x(t, d, c, k, n)
+             INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${entityKeyColumns.join(', ')})
+             SELECT $1, $2 + x.n, x.t, x.j, x.c, x.k, $3, ${keys.join(', ')}
+               FROM (SELECT u.t, u.d::json AS j, u.c, u.k, u.n
+                       FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS u(t, d, c, k, n)) x
              ON CONFLICT (dataset, nk) WHERE nk IS NOT NULL
-             DO UPDATE SET t = excluded.t, data = excluded.data, csv = excluded.csv, import_id = excluded.import_id
+             DO UPDATE SET t = excluded.t, data = excluded.data, csv = excluded.csv, import_id = excluded.import_id,
+               ${entityKeyColumns.map((k) => `${k} = excluded.${k}`).join(', ')}
              RETURNING (xmax = 0) AS fresh
            )
            SELECT count(*) FILTER (WHERE NOT fresh) AS replaced FROM written`,
@@ -1151,6 +1376,7 @@ export class PostgresStore implements Store {
             slice.map(({ row }) => JSON.stringify(row)),
             slice.map(({ row }) => (csvColumns ? csvRecord(row, csvColumns) : null)),
             slice.map(({ key }) => key),
+            ...keyValues.slice(7),
           ],
         );
         replaced += num((result.rows[0] as DbRow).replaced);
@@ -1158,16 +1384,17 @@ export class PostgresStore implements Store {
       }
       const total = await tx.query('SELECT count(*) AS n FROM dataset_rows WHERE dataset = $1', [dataset]);
       await tx.query(
-        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns)
-         VALUES ($1, 'import', $2, $3, $4)
+        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
+         VALUES ($1, 'import', $2, $3, $4, $5)
          ON CONFLICT (dataset) DO UPDATE
            SET source = excluded.source, row_count = excluded.row_count, loaded_at = excluded.loaded_at,
-               csv_columns = excluded.csv_columns`,
+               csv_columns = excluded.csv_columns, entity_fields = excluded.entity_fields`,
         [
           dataset,
           num((total.rows[0] as DbRow).n),
           Math.max(Date.now(), (before ? num(before.loaded_at) : 0) + 1),
           csvColumns ? csvColumnsKey(csvColumns) : null,
+          layoutText(layout),
         ],
       );
       const done = await tx.query(

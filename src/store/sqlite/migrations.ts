@@ -187,4 +187,38 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       CREATE INDEX import_runs_dataset ON import_runs(dataset, id);
     `,
   },
+  {
+    version: 6,
+    name: 'entity key columns, each with its index',
+    // k1..k12: the dataset's entity fields in catalog order (row-scan.ts), written at load and re-keyed by
+    // syncLayouts when the catalog's order changes; entity_fields names the order the keys follow. Each
+    // index is partial: a dataset with one entity field pays for one index, not twelve.
+    sql: `
+      ALTER TABLE dataset_rows ADD COLUMN k1 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k2 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k3 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k4 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k5 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k6 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k7 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k8 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k9 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k10 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k11 TEXT;
+      ALTER TABLE dataset_rows ADD COLUMN k12 TEXT;
+      CREATE INDEX dataset_rows_k1 ON dataset_rows(dataset, k1, t, id) WHERE k1 IS NOT NULL;
+      CREATE INDEX dataset_rows_k2 ON dataset_rows(dataset, k2, t, id) WHERE k2 IS NOT NULL;
+      CREATE INDEX dataset_rows_k3 ON dataset_rows(dataset, k3, t, id) WHERE k3 IS NOT NULL;
+      CREATE INDEX dataset_rows_k4 ON dataset_rows(dataset, k4, t, id) WHERE k4 IS NOT NULL;
+      CREATE INDEX dataset_rows_k5 ON dataset_rows(dataset, k5, t, id) WHERE k5 IS NOT NULL;
+      CREATE INDEX dataset_rows_k6 ON dataset_rows(dataset, k6, t, id) WHERE k6 IS NOT NULL;
+      CREATE INDEX dataset_rows_k7 ON dataset_rows(dataset, k7, t, id) WHERE k7 IS NOT NULL;
+      CREATE INDEX dataset_rows_k8 ON dataset_rows(dataset, k8, t, id) WHERE k8 IS NOT NULL;
+      CREATE INDEX dataset_rows_k9 ON dataset_rows(dataset, k9, t, id) WHERE k9 IS NOT NULL;
+      CREATE INDEX dataset_rows_k10 ON dataset_rows(dataset, k10, t, id) WHERE k10 IS NOT NULL;
+      CREATE INDEX dataset_rows_k11 ON dataset_rows(dataset, k11, t, id) WHERE k11 IS NOT NULL;
+      CREATE INDEX dataset_rows_k12 ON dataset_rows(dataset, k12, t, id) WHERE k12 IS NOT NULL;
+      ALTER TABLE dataset_sources ADD COLUMN entity_fields TEXT;
+    `,
+  },
 ];

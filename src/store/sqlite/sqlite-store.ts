@@ -42,6 +42,7 @@ import {
   type PageQuery,
   type RowQuery,
   type RowSource,
+  type RowsPage,
   type SessionRecord,
   type Store,
   type StoredPage,
@@ -51,6 +52,7 @@ import {
   type UsageSum,
   type WalletRecord,
 } from '../port.ts';
+import { entityKeyColumns, layoutText, planScan, rowKeys } from '../row-scan.ts';
 import {
   accountColumns,
   accountFrom,
@@ -61,6 +63,7 @@ import {
   num,
   optNum,
   optStr,
+  pageOfRows,
   rowLimit,
   str,
   usageFrom,
@@ -70,6 +73,8 @@ import {
 } from '../rows.ts';
 import { Checkpointer, SAFETY_CHECKPOINT_PAGES } from './checkpointer.ts';
 import { sqliteMigrations } from './migrations.ts';
+import { ROW_COLUMNS, runScan, type ScanJob, type ScanResult, scanJob, walk } from './row-sql.ts';
+import { ScanWorkers } from './scan-workers.ts';
 
 /** Prepared statements kept (see #stmt); the store's own fixed statements are a few dozen. */
 const MAX_STATEMENTS = 256;
@@ -109,7 +114,24 @@ function openDatabase(path: string): DatabaseSync {
   return db;
 }
 
-const INSERT_DATASET_ROW = 'INSERT INTO dataset_rows (dataset, id, t, data, csv) VALUES (?, ?, ?, ?, ?)';
+const KEY_LIST = entityKeyColumns.join(', ');
+const KEY_MARKS = entityKeyColumns.map(() => '?').join(', ');
+const INSERT_DATASET_ROW = `INSERT INTO dataset_rows (dataset, id, t, data, csv, ${KEY_LIST}) VALUES (?, ?, ?, ?, ?, ${KEY_MARKS})`;
+
+/** A statement that sets a dataset's key columns from its stored JSON, as rowKeys does from a row. */
+function rekeySql(entityFields: readonly string[]): { sql: string; params: SQLInputValue[] } {
+  const params: SQLInputValue[] = [];
+  const sets = entityKeyColumns.map((column, slot) => {
+    const field = entityFields[slot];
+    if (field === undefined) return `${column} = NULL`;
+    const path = `$."${field}"`;
+    params.push(path, path, path, path);
+    // Text as itself, numbers and booleans as their JSON text (JSON.stringify wrote the row).
+    return `${column} = CASE WHEN json_type(data, ?) = 'text' THEN data ->> ?
+      WHEN json_type(data, ?) IN ('integer', 'real', 'true', 'false') THEN data -> ? END`;
+  });
+  return { sql: `UPDATE dataset_rows SET ${sets.join(', ')} WHERE dataset = ?`, params };
+}
 
 /**
  * The start of a load, in its transaction: false when a sample load finds the dataset loaded, else the
@@ -142,11 +164,13 @@ function finishLoad(
   rowCount: number,
   previous: number | null,
   csvColumns: readonly string[] | undefined,
+  entityFields: readonly string[],
 ): void {
   db.prepare(
-    `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns) VALUES (?, ?, ?, ?, ?)
+    `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
+     VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count,
-       loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns`,
+       loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns, entity_fields = excluded.entity_fields`,
   ).run(
     dataset,
     source,
@@ -154,6 +178,7 @@ function finishLoad(
     // Strictly later than the load it replaces, so `ifLoadedAt` tells any two loads apart.
     Math.max(Date.now(), (previous ?? 0) + 1),
     csvColumns ? csvColumnsKey(csvColumns) : null,
+    layoutText(entityFields),
   );
 }
 
@@ -166,6 +191,10 @@ export class SqliteStore implements Store {
   #streamLoads: Promise<void> = Promise.resolve();
   /** A file database's WAL checkpoints, off the serving thread (checkpointer.ts). */
   readonly #checkpointer: Checkpointer | null = null;
+  /** A file database's read workers, for reads that check rows one by one (scan-workers.ts). */
+  readonly #scans: ScanWorkers | null = null;
+  /** Each dataset's entity fields, the order of its key columns (syncLayouts). */
+  #layouts: ReadonlyMap<string, readonly string[]> = new Map();
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -180,6 +209,7 @@ export class SqliteStore implements Store {
           if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
         },
       });
+      this.#scans = new ScanWorkers(path);
     }
   }
 
@@ -289,6 +319,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     // The worker's connection first. What this process wrote leaves the WAL now: the last connection to
     // close checkpoints on its own, but a server may still hold the file open.
+    await this.#scans?.close();
     await this.#checkpointer?.close();
     if (!this.#db.isOpen) return;
     try {
@@ -744,11 +775,19 @@ export class SqliteStore implements Store {
       const start = beginLoad(this.#db, dataset, source, options.ifLoadedAt);
       if (start === false) return false;
       const insert = this.#stmt(INSERT_DATASET_ROW);
+      const layout = this.#layoutOf(dataset);
       rows.forEach((row, index) => {
         const csv = csvColumns ? csvRecord(row, csvColumns) : null;
-        insert.run(dataset, index + 1, String(row[timeField] ?? ''), JSON.stringify(row), csv);
+        insert.run(
+          dataset,
+          index + 1,
+          String(row[timeField] ?? ''),
+          JSON.stringify(row),
+          csv,
+          ...rowKeys(row, layout),
+        );
       });
-      finishLoad(this.#db, dataset, source, rows.length, start.previous, csvColumns);
+      finishLoad(this.#db, dataset, source, rows.length, start.previous, csvColumns, layout);
       return true;
     });
   }
@@ -789,14 +828,22 @@ export class SqliteStore implements Store {
           return false;
         }
         const insert = db.prepare(INSERT_DATASET_ROW);
+        const layout = this.#layoutOf(dataset);
         let count = 0;
         for await (const batch of batches) {
           for (const row of batch) {
             const csv = csvColumns ? csvRecord(row, csvColumns) : null;
-            insert.run(dataset, ++count, String(row[timeField] ?? ''), JSON.stringify(row), csv);
+            insert.run(
+              dataset,
+              ++count,
+              String(row[timeField] ?? ''),
+              JSON.stringify(row),
+              csv,
+              ...rowKeys(row, layout),
+            );
           }
         }
-        finishLoad(db, dataset, source, count, start.previous, csvColumns);
+        finishLoad(db, dataset, source, count, start.previous, csvColumns, layout);
         db.exec('COMMIT');
         return true;
       } catch (error) {
@@ -818,93 +865,107 @@ export class SqliteStore implements Store {
       : null;
   }
 
-  /** The WHERE clause of a page and its parameters (the dataset first). */
-  #pageFilter(q: RowQuery): { where: string; params: SQLInputValue[] } {
-    const where = ['dataset = ?'];
-    const params: SQLInputValue[] = [q.dataset];
-    if (q.from !== undefined) {
-      where.push('t >= ?');
-      params.push(q.from);
-    }
-    if (q.toExclusive !== undefined) {
-      where.push('t < ?');
-      params.push(q.toExclusive);
-    }
-    for (const [field, values] of Object.entries(q.filters)) {
-      // The field name is bound as a JSON path parameter, never spliced into SQL. Text values compare
-      // with the JSON text, as PostgreSQL's ->> gives it (json_extract would make true and false 1 and
-      // 0). Numbers compare as numbers: a stored number printed as text keeps only 15 digits here.
-      const marks = values.map(() => '?').join(', ');
-      if (typeof values[0] === 'number') {
-        // As doubles, as PostgreSQL's float8 and JavaScript read them: an integer past 2^53 stored as
-        // JavaScript prints it compares equal to the double it stands for.
-        where.push(
-          `(CASE WHEN json_type(data, ?) IN ('integer', 'real') THEN CAST(json_extract(data, ?) AS REAL) END) IN (${marks})`,
-        );
-      } else {
-        where.push(
-          `(CASE json_type(data, ?) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false'
-             ELSE CAST(json_extract(data, ?) AS TEXT) END) IN (${marks})`,
-        );
-      }
-      params.push(`$."${field}"`, `$."${field}"`, ...values);
-    }
-    if (q.after) {
-      where.push(q.descending ? '(t, id) < (?, ?)' : '(t, id) > (?, ?)');
-      params.push(q.after.t, q.after.id);
-    }
-    return { where: where.join(' AND '), params };
+  #layoutOf(dataset: string): readonly string[] {
+    return this.#layouts.get(dataset) ?? [];
   }
 
-  // With csvColumns, the stored lines count only if they were rendered over the columns asked for
-  // (an uncorrelated subquery: SQLite runs it once per statement).
-  static readonly #csvLine =
-    'CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = ?) = ? THEN csv END';
+  /** Sets a dataset's key columns for `entityFields` from its stored rows, in the caller's transaction. */
+  #rekey(dataset: string, entityFields: readonly string[]): void {
+    const { sql, params } = rekeySql(entityFields);
+    this.#run(sql, ...params, dataset);
+    this.#run(
+      'UPDATE dataset_sources SET entity_fields = ? WHERE dataset = ?',
+      layoutText(entityFields),
+      dataset,
+    );
+  }
 
-  async queryRows(q: RowQuery): Promise<StoredRow[]> {
-    const { where, params } = this.#pageFilter(q);
-    const direction = q.descending ? 'DESC' : 'ASC';
+  async syncLayouts(layouts: ReadonlyMap<string, readonly string[]>): Promise<{ rekeyed: string[] }> {
+    this.#layouts = new Map(layouts);
+    const rekeyed: string[] = [];
+    for (const row of this.#all('SELECT dataset, entity_fields FROM dataset_sources')) {
+      const dataset = str(row.dataset);
+      const layout = this.#layoutOf(dataset);
+      if (optStr(row.entity_fields) === layoutText(layout)) continue;
+      this.#tx(() => this.#rekey(dataset, layout));
+      rekeyed.push(dataset);
+    }
+    return { rekeyed };
+  }
+
+  /** Whether the stored CSV lines of a dataset were rendered over these columns. */
+  #csvCounts(dataset: string, columns: string | undefined): boolean {
+    if (columns === undefined) return false;
+    return (
+      optStr(this.#get('SELECT csv_columns FROM dataset_sources WHERE dataset = ?', dataset)?.csv_columns) ===
+      columns
+    );
+  }
+
+  async queryRows(q: RowQuery): Promise<RowsPage> {
+    rowLimit(q.limit);
+    const plan = planScan(q, this.#layoutOf(q.dataset));
     const withCsv = q.csvColumns !== undefined;
-    const rows = this.#stmt(
-      `SELECT id, t, data, import_id${withCsv ? `, ${SqliteStore.#csvLine}` : ''} FROM dataset_rows WHERE ${where}
-        ORDER BY t ${direction}, id ${direction} LIMIT ${limitLiteral(q.limit)}`,
-      true,
-    ).all(...(withCsv ? [q.dataset, q.csvColumns as string] : []), ...params) as unknown as unknown[][];
-    return rows.map(([id, t, data, importId, line]) => {
+    let found: ScanResult;
+    if (plan.capped) {
+      found = await this.#scan(scanJob(q, plan));
+    } else {
+      found = this.#tx(() => {
+        const csv = this.#csvCounts(q.dataset, q.csvColumns);
+        const { sql, params } = walk(q, plan, ROW_COLUMNS, q.limit + 1);
+        const rows = this.#stmt(sql, true).all(...params) as unknown as unknown[][];
+        if (!csv) for (const row of rows) row[4] = null;
+        const examined = rows.length;
+        let next: RowsPage['next'] = null;
+        if (rows.length > q.limit) {
+          rows.length = q.limit;
+          const last = rows.at(-1) as unknown[];
+          next = q.limit > 0 ? { t: str(last[1]), id: num(last[0]) } : null;
+        }
+        return { rows, next, examined };
+      }, 'DEFERRED');
+    }
+    const rows = found.rows.map(([id, t, data, importId, line]) => {
       const row: StoredRow = { id: num(id), t: str(t), json: str(data), importId: optNum(importId) };
-      if (withCsv) row.csv = line === null ? null : str(line);
+      if (withCsv) row.csv = line === null || line === undefined ? null : str(line);
       return row;
     });
+    return { rows, next: found.next, examined: found.examined };
+  }
+
+  /** A read that checks rows one by one: on a read worker for a file database, else here. */
+  #scan(job: ScanJob): Promise<ScanResult> | ScanResult {
+    if (this.#scans) return this.#scans.run(job);
+    return this.#tx(() => runScan((sql) => this.#stmt(sql, true), job), 'DEFERRED');
   }
 
   /**
-   * One statement aggregates the page: SQLite hands back two strings instead of a JSON text and a CSV
-   * line per row, and escapes the lines for JSON itself (`json_quote`) when the page text goes out in a
-   * JSON answer. The aggregate takes the rows in the order the ordered subquery yields them (an ORDER BY
-   * inside group_concat would sort them again and double the statement's cost); the store contract
-   * holds the page to queryRows's order. With csvColumns the statement also reads, once, the columns
-   * the dataset's lines were rendered over (loadRows writes a line for every row, in the transaction
-   * that records them); when they differ the joined lines are dropped, as they are when a row lacks its
-   * line all the same (a database edited by hand). Checking the columns row by row cost a tenth of the
-   * statement. A full page then looks past its end by position: the keyset of its last row and whether
-   * one follows, in the same read transaction.
+   * A page an index serves is one statement that aggregates it: SQLite hands back two strings instead of
+   * a JSON text and a CSV line per row, and escapes the lines for JSON itself (`json_quote`) when the
+   * page text goes out in a JSON answer. The aggregate takes the rows in the order the ordered walk
+   * yields them (an ORDER BY inside group_concat would sort them again and double the statement's cost);
+   * the store contract holds the page to queryRows's order. With csvColumns the statement also reads,
+   * once, the columns the dataset's lines were rendered over; when they differ the joined lines are
+   * dropped, as they are when a row lacks its line all the same (a database edited by hand). A full page
+   * then looks past its end by position: the keyset of its last row and whether one follows, in the same
+   * read transaction. A page that checks rows one by one is built from its rows (`pageOfRows`).
    */
   async queryPage(q: PageQuery): Promise<StoredPage> {
-    const { where, params } = this.#pageFilter(q);
-    const direction = q.descending ? 'DESC' : 'ASC';
-    const order = `ORDER BY t ${direction}, id ${direction}`;
+    const plan = planScan(q, this.#layoutOf(q.dataset));
+    if (plan.capped) return pageOfRows(q, (query) => this.queryRows(query));
     const withCsv = q.csvColumns !== undefined;
     const joined =
       q.csvJoin === 'json' ? 'json_quote(group_concat(csv, char(10)))' : 'group_concat(csv, char(13, 10))';
+    const source = walk(q, plan, `data, import_id${withCsv ? ', csv' : ''}, t, id`, q.limit);
     // One read transaction: the tail sees the rows the page saw, whatever another process writes.
     const [count, json, csv, lines, renderedOver, importIds, next] = this.#tx(() => {
       const [count, json, csv, lines, renderedOver, importIds] = this.#stmt(
         `SELECT count(*), group_concat(data, ','),
             ${withCsv ? `${joined}, count(csv), (SELECT csv_columns FROM dataset_sources WHERE dataset = ?)` : 'NULL, 0, NULL'},
             group_concat(DISTINCT import_id)
-          FROM (SELECT data, import_id${withCsv ? ', csv' : ''} FROM dataset_rows WHERE ${where} ${order} LIMIT ${limitLiteral(q.limit)})`,
+          FROM (${source.sql})`,
         true,
-      ).get(...(withCsv ? [q.dataset] : []), ...params) as unknown as [
+      ).get(...(withCsv ? [q.dataset] : []), ...source.params) as unknown as [
         number,
         string | null,
         string | null,
@@ -914,17 +975,17 @@ export class SqliteStore implements Store {
       ];
       let next: StoredPage['next'] = null;
       if (count === q.limit && count > 0) {
-        const tail = this.#stmt(
-          `SELECT t, id FROM dataset_rows WHERE ${where} ${order} LIMIT 2 OFFSET ?`,
-          true,
-        ).all(...params, q.limit - 1) as unknown as [string, number][];
-        const [last, following] = tail;
+        const tail = walk(q, plan, 't, id', 2, q.limit - 1);
+        const [last, following] = this.#stmt(tail.sql, true).all(...tail.params) as unknown as [
+          string,
+          number,
+        ][];
         if (last && following) next = { t: str(last[0]), id: num(last[1]) };
       }
       return [count, json, csv, lines, renderedOver, importIds, next] as const;
     }, 'DEFERRED');
     const imports = importIdsOf(importIds === null ? [] : importIds.split(',').map(Number));
-    const page: StoredPage = { count, json: json ?? '', next, imports };
+    const page: StoredPage = { count, json: json ?? '', next, imports, examined: count + (next ? 1 : 0) };
     if (withCsv) {
       // An empty page has every line there is, whatever they were rendered over.
       const complete = count === 0 || (renderedOver === q.csvColumns && lines === count);
@@ -944,9 +1005,14 @@ export class SqliteStore implements Store {
     const distinct = distinctByKey(rows);
     const [firstT, lastT] = keyedSpan(distinct, timeField);
     return this.#tx(() => {
-      const present = this.#get('SELECT source, loaded_at FROM dataset_sources WHERE dataset = ?', dataset);
+      const present = this.#get(
+        'SELECT source, loaded_at, entity_fields FROM dataset_sources WHERE dataset = ?',
+        dataset,
+      );
+      const layout = this.#layoutOf(dataset);
       if (present && str(present.source) === 'sample')
         this.#run('DELETE FROM dataset_rows WHERE dataset = ?', dataset);
+      else if (present && optStr(present.entity_fields) !== layoutText(layout)) this.#rekey(dataset, layout);
       const runId = num(
         this.#get(
           `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
@@ -971,20 +1037,23 @@ export class SqliteStore implements Store {
       );
       const existing = this.#stmt('SELECT 1 AS present FROM dataset_rows WHERE dataset = ? AND nk = ?');
       const replace = this.#stmt(
-        'UPDATE dataset_rows SET t = ?, data = ?, csv = ?, import_id = ? WHERE dataset = ? AND nk = ?',
+        `UPDATE dataset_rows SET t = ?, data = ?, csv = ?, import_id = ?, ${entityKeyColumns.map((k) => `${k} = ?`).join(', ')}
+          WHERE dataset = ? AND nk = ?`,
       );
       const insert = this.#stmt(
-        'INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        `INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${KEY_LIST})
+          VALUES (?, ?, ?, ?, ?, ?, ?, ${KEY_MARKS})`,
       );
       let replaced = 0;
       for (const { key, row } of distinct) {
         const t = String(row[timeField] ?? '');
         const csv = csvColumns ? csvRecord(row, csvColumns) : null;
+        const keys = rowKeys(row, layout);
         if (existing.get(dataset, key)) {
-          replace.run(t, JSON.stringify(row), csv, runId, dataset, key);
+          replace.run(t, JSON.stringify(row), csv, runId, ...keys, dataset, key);
           replaced++;
         } else {
-          insert.run(dataset, ++nextId, t, JSON.stringify(row), csv, key, runId);
+          insert.run(dataset, ++nextId, t, JSON.stringify(row), csv, key, runId, ...keys);
         }
       }
       const inserted = distinct.length - replaced;
@@ -997,13 +1066,15 @@ export class SqliteStore implements Store {
       const total = num(this.#get('SELECT count(*) AS n FROM dataset_rows WHERE dataset = ?', dataset)?.n);
       const previous = present ? num(present.loaded_at) : 0;
       this.#run(
-        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns) VALUES (?, 'import', ?, ?, ?)
+        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
+         VALUES (?, 'import', ?, ?, ?, ?)
          ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count,
-           loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns`,
+           loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns, entity_fields = excluded.entity_fields`,
         dataset,
         total,
         Math.max(Date.now(), previous + 1),
         csvColumns ? csvColumnsKey(csvColumns) : null,
+        layoutText(layout),
       );
       return importRunFrom(this.#get('SELECT * FROM import_runs WHERE id = ?', runId) as DbRow);
     });

@@ -1,0 +1,308 @@
+/**
+ * npm run bench -- --data: what a read costs the service as a dataset grows, and whether costly reads
+ * hold up other customers' (docs/benchmarks.md, "Reads on a large dataset"). Two databases of
+ * `equities/stock-prices`, 250 trading days per symbol: `small` (10,000 rows) and `large` (--rows,
+ * default 1,000,000; the issue's 10 M with --rows=10000000), each served by its own service process
+ * with the chosen backend. For each, in interleaved rounds, the service CPU per request of:
+ * the newest page; one symbol; one symbol over a quarter; an absent symbol; ten symbols; a filter no
+ * index serves (a scan to SCAN_CAP that finds nothing: the worst accepted read). Then, on the large one,
+ * 16 connections of worst reads from one key while another key reads one page at a time: that key's
+ * p99. Every read is metered; the ledger is audited after each run.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Row } from '../src/catalog/types.ts';
+import { loadServiceFile, parseEnv } from '../src/config.ts';
+import { buildDeps, closeDeps } from '../src/deps.ts';
+import { newId } from '../src/domain/ids.ts';
+import { tokensToMicros } from '../src/domain/money.ts';
+import { utcMonth } from '../src/domain/pricing.ts';
+import { SCAN_CAP } from '../src/store/row-scan.ts';
+import {
+  type Audit,
+  auditLine,
+  auditStore,
+  builtServer,
+  type Figures,
+  line,
+  load,
+  machine,
+  median,
+  parseArgs,
+  saveResults,
+  serverNodeFlags,
+  startChild,
+  stopChild,
+  summarise,
+} from './lib.ts';
+
+const args = parseArgs(process.argv.slice(2));
+const backend = args.get('backend') ?? 'sqlite';
+if (backend !== 'sqlite' && backend !== 'postgres') throw new Error('--backend must be sqlite or postgres');
+const seconds = Number(args.get('duration') ?? 4);
+const rounds = Number(args.get('rounds') ?? 3);
+const connections = Number(args.get('connections') ?? 16);
+const largeRows = Number(args.get('rows') ?? 1_000_000);
+const DAYS = 250;
+const DATASET = 'equities/stock-prices';
+
+const dir = mkdtempSync(join(tmpdir(), 'tmd-data-'));
+const config = loadServiceFile('config/service.json');
+for (const tier of config.pricing.loyalty_tiers) tier.rate_limit = 1_000_000_000;
+config.limits.wallet.concurrent = 10_000;
+writeFileSync(join(dir, 'service.json'), JSON.stringify(config));
+
+const cleanups: (() => Promise<void>)[] = [];
+/** A fresh database for one setup: a file, or a PostgreSQL database dropped after the run. */
+async function databaseFor(name: string): Promise<{ url: string; env: Record<string, string> }> {
+  if (backend === 'sqlite') return { url: join(dir, `${name}.sqlite`), env: {} };
+  const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const db = `tmd_data_${name}_${Date.now().toString(36)}`;
+  await admin.query(`CREATE DATABASE ${db}`);
+  cleanups.push(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    await admin.end();
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${db}`;
+  return {
+    url: url.toString(),
+    env: {
+      REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: `${db}:`,
+    },
+  };
+}
+
+const symbolOf = (n: number) => `S${String(n).padStart(5, '0')}`;
+const dayOf = (d: number) =>
+  new Date(Date.UTC(2025, 0, 1) + Math.floor((d * 365) / DAYS) * 86_400_000).toISOString().slice(0, 10);
+
+/** `rows` rows, symbol after symbol, 250 days each, in batches (never all in memory). */
+async function* generate(rows: number): AsyncGenerator<Row[]> {
+  let batch: Row[] = [];
+  for (let i = 0; i < rows; i++) {
+    const symbol = Math.floor(i / DAYS);
+    const day = i % DAYS;
+    const close = Math.round((50 + (symbol % 400) + Math.sin(day / 9) * 5) * 100) / 100;
+    batch.push({
+      symbol: symbolOf(symbol),
+      exchange: symbol % 3 === 0 ? 'NYSE' : 'NASDAQ',
+      mic: symbol % 3 === 0 ? 'XNYS' : 'XNAS',
+      date: dayOf(day),
+      open: close - 0.5,
+      high: close + 1,
+      low: close - 1,
+      close,
+      adj_close: close,
+      vwap: close + 0.1,
+      volume: 1_000_000 + ((symbol * 7919 + day * 104_729) % 5_000_000),
+      currency: 'USD',
+    });
+    if (batch.length === 5000) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+interface Setup {
+  id: 'small' | 'large';
+  rows: number;
+  env: Record<string, string>;
+  databaseUrl: string;
+  keys: string[];
+}
+
+async function provision(id: Setup['id'], rows: number): Promise<Setup> {
+  const database = await databaseFor(id);
+  const env = {
+    CONFIG_FILE: join(dir, 'service.json'),
+    ...process.env,
+    ...database.env,
+    DATABASE_URL: database.url,
+    DATA_DIR: join(dir, id),
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0',
+    HOST: '127.0.0.1',
+    PORT: '0',
+  } as Record<string, string>;
+  const deps = await buildDeps({ env: parseEnv(env) });
+  const entry = deps.reads.resolve(DATASET);
+  const started = Date.now();
+  await deps.store.loadRowsStream(DATASET, entry.dataset.time_field, generate(rows), 'import', entry.columns);
+  const loadedIn = (Date.now() - started) / 1000;
+  const keys: string[] = [];
+  for (const n of [1, 2]) {
+    const now = Date.now();
+    const account = await deps.store.createAccount(
+      {
+        id: newId('acc'),
+        email: `data${n}@example.com`,
+        passwordHash: null,
+        walletId: newId('wal'),
+        createdAt: now,
+        publicTestStartedAt: null,
+      },
+      utcMonth(now),
+    );
+    await deps.store.credit({
+      walletId: account.walletId,
+      kind: 'topup',
+      amountMicros: tokensToMicros(1_000_000_000),
+      at: now,
+    });
+    keys.push((await deps.credentials.createLiveKey(account, 'bench', null)).secret);
+  }
+  await closeDeps(deps);
+  console.log(`  ${id}: ${rows.toLocaleString('en')} rows loaded in ${loadedIn.toFixed(1)} s`);
+  return { id, rows, env, databaseUrl: database.url, keys };
+}
+
+const middle = (rows: number) => symbolOf(Math.floor(rows / DAYS / 2));
+const reads = (rows: number): { id: string; name: string; query: string }[] => [
+  { id: 'newest', name: 'newest page', query: 'limit=100' },
+  { id: 'entity', name: 'one symbol', query: `symbol=${middle(rows)}&limit=100` },
+  {
+    id: 'range',
+    name: 'one symbol, one quarter',
+    query: `symbol=${middle(rows)}&from=2025-04-01&to=2025-06-30&limit=100`,
+  },
+  { id: 'absent', name: 'a symbol with no rows', query: 'symbol=NOPE&limit=100' },
+  {
+    id: 'several',
+    name: 'ten symbols',
+    query: `symbol=${Array.from({ length: 10 }, (_, i) => symbolOf(i * 3)).join(',')}&limit=100`,
+  },
+  {
+    id: 'unindexed',
+    name: `a filter no index serves (${SCAN_CAP.toLocaleString('en')} rows examined)`,
+    query: 'close=-1&limit=100',
+  },
+];
+
+console.log(
+  `data benchmark: ${DATASET}, ${backend === 'postgres' ? 'PostgreSQL + Redis' : 'SQLite (WAL)'}, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, medians`,
+);
+const setups = [await provision('small', 10_000), await provision('large', largeRows)];
+const services = [];
+for (const setup of setups) {
+  services.push({
+    setup,
+    service: await startChild(builtServer('serve-service'), setup.env, serverNodeFlags(args)),
+  });
+}
+
+const measured = services.flatMap(({ setup, service }) =>
+  reads(setup.rows).map((read) => ({
+    id: `${setup.id}:${read.id}`,
+    name: `${setup.id}: ${read.name}`,
+    read,
+    setup,
+    options: {
+      url: `http://127.0.0.1:${service.port}/api/v1/data/${DATASET}?${read.query}`,
+      headers: { authorization: `Bearer ${setup.keys[0]}` },
+      pid: service.child.pid,
+      connections,
+      seconds,
+      servers: backend === 'postgres',
+    },
+    runs: [] as Figures[],
+  })),
+);
+const audits: Audit[] = [];
+const isolation: { worst: Figures; other: Figures }[] = [];
+const large = services[1] as (typeof services)[number];
+for (let round = 0; round < rounds; round++) {
+  for (const m of measured) {
+    m.runs.push(await load(m.options));
+    const audit = await auditStore(m.setup.databaseUrl, `${m.id} (round ${round + 1})`);
+    audits.push(audit);
+    if (!audit.clean) console.log(auditLine(audit));
+  }
+  // 16 connections of worst reads from one key; another key reads one page at a time meanwhile.
+  const base = `http://127.0.0.1:${large.service.port}/api/v1/data/${DATASET}`;
+  const [worst, other] = await Promise.all([
+    load({
+      url: `${base}?close=-1&limit=100`,
+      headers: { authorization: `Bearer ${large.setup.keys[0]}` },
+      pid: large.service.child.pid,
+      connections: 16,
+      seconds,
+    }),
+    load({
+      url: `${base}?symbol=${middle(large.setup.rows)}&limit=10`,
+      headers: { authorization: `Bearer ${large.setup.keys[1]}` },
+      connections: 1,
+      seconds,
+    }),
+  ]);
+  isolation.push({ worst, other });
+}
+for (const { service } of services) await stopChild(service.child);
+
+const figures = Object.fromEntries(measured.map((m) => [m.id, summarise(m.runs)])) as Record<string, Figures>;
+const cpu = (id: string) => figures[id]?.cpuUs ?? null;
+const ratio = (x: number | null, y: number | null) => (x === null || y === null ? null : x / y);
+const times = (v: number | null) => (v === null ? '-' : `${v.toFixed(2)} ×`);
+console.log('each read (service CPU per request):');
+for (const m of measured) console.log(`  ${line(m.name, figures[m.id] as Figures)}`);
+
+const indexed = ['entity', 'range', 'absent', 'several'];
+const ratios: Record<string, number | null> = {};
+for (const id of indexed) {
+  ratios[`${id}/newest, large`] = ratio(cpu(`large:${id}`), cpu('large:newest'));
+  ratios[`${id}, large/small`] = ratio(cpu(`large:${id}`), cpu(`small:${id}`));
+}
+const largeCpus = reads(largeRows)
+  .map((r) => cpu(`large:${r.id}`))
+  .filter((v): v is number => v !== null);
+ratios['worst/median, large'] = largeCpus.length ? Math.max(...largeCpus) / median(largeCpus) : null;
+const otherP99 = median(isolation.map((i) => i.other.p99));
+console.log('targets:');
+for (const id of indexed) {
+  console.log(
+    `  ${id.padEnd(8)} large = newest × ${times(ratios[`${id}/newest, large`] ?? null)} (target <= 2 ×); large = small × ${times(ratios[`${id}, large/small`] ?? null)} (target <= 1.3 ×)`,
+  );
+}
+console.log(`  worst read = median × ${times(ratios['worst/median, large'] ?? null)} (target <= 10 ×)`);
+console.log(
+  `  another key's p99 while 16 worst reads run: ${otherP99} ms (target < 50 ms; rounds: ${isolation.map((i) => i.other.p99).join(', ')} ms; worst reads served ${isolation.map((i) => i.worst.rps.toFixed(0)).join(', ')} /s)`,
+);
+const dirty = audits.filter((a) => !a.clean).length;
+console.log(
+  dirty === 0
+    ? `ledger audits: ${audits.length} (after every run), all clean`
+    : `warning: ${dirty} of ${audits.length} ledger audits found mismatches`,
+);
+saveResults(`data-${backend}`, {
+  measuredAt: new Date().toISOString(),
+  machine: machine(),
+  options: {
+    backend,
+    dataset: DATASET,
+    rows: { small: 10_000, large: largeRows },
+    connections,
+    rounds,
+    seconds,
+    scanCap: SCAN_CAP,
+  },
+  reads: measured.map((m) => ({
+    id: m.id,
+    name: m.name,
+    query: m.read.query,
+    figures: figures[m.id],
+    runs: m.runs,
+  })),
+  ratios,
+  isolation: { otherP99, runs: isolation },
+  audit: { count: audits.length, clean: dirty === 0 },
+});
+console.log('results: bench/results/latest.json (npm run bench:docs puts them in docs/benchmarks.md)');
+for (const cleanup of cleanups) await cleanup();
+rmSync(dir, { recursive: true, force: true });
