@@ -41,6 +41,24 @@ interface GrowResults {
   audit: { count: number; clean: boolean };
 }
 
+interface DataResults {
+  measuredAt: string;
+  machine: Machine;
+  options: {
+    backend: string;
+    dataset: string;
+    rows: { small: number; large: number };
+    connections: number;
+    rounds: number;
+    seconds: number;
+    scanCap: number;
+  };
+  reads: { id: string; name: string; query: string; figures: Figures; runs: Figures[] }[];
+  ratios: Record<string, number | null>;
+  isolation: { otherP99: number; runs: { worst: Figures; other: Figures }[] };
+  audit: { count: number; clean: boolean };
+}
+
 const all = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Record<string, unknown>;
 const us = (value: number | null | undefined) =>
   value === null || value === undefined ? '—' : `${value.toFixed(0)} µs`;
@@ -129,6 +147,38 @@ function growTable(g: GrowResults): string {
   return lines.join('\n');
 }
 
+function dataTable(d: DataResults): string {
+  const o = d.options;
+  const byId = new Map(d.reads.map((r) => [r.id, r]));
+  // On PostgreSQL + Redis a read's work is shared with the database: CPU of all three processes.
+  const cpuName = o.backend === 'postgres' ? 'CPU (service + PostgreSQL + Redis)' : 'service CPU';
+  const cost = (f: Figures | undefined) =>
+    f?.cpuUs === null || f?.cpuUs === undefined ? null : f.cpuUs + (f.postgresUs ?? 0) + (f.redisUs ?? 0);
+  const costRange = (runs: Figures[] | undefined) => {
+    const all = (runs ?? []).map(cost).filter((v): v is number => v !== null);
+    return all.length < 2 ? '' : ` (${Math.min(...all).toFixed(0)}–${Math.max(...all).toFixed(0)})`;
+  };
+  const lines = [
+    `${o.backend === 'postgres' ? 'PostgreSQL + Redis' : 'SQLite (WAL)'}, \`${o.dataset}\`, ${o.rows.small.toLocaleString('en')} and ${o.rows.large.toLocaleString('en')} rows, ${o.connections} connections, ${o.rounds} interleaved rounds of ${o.seconds} s (medians; the range over rounds in brackets), scan cap ${o.scanCap.toLocaleString('en')} rows, measured ${day(d.measuredAt)} on ${machineLine(d.machine)}.`,
+    '',
+    `| read | query | ${cpuName}, ${o.rows.small.toLocaleString('en')} rows | ${cpuName}, ${o.rows.large.toLocaleString('en')} rows | large / newest (target ≤ 2 ×) | large / small (target ≤ 1.3 ×) | p99, large |`,
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const read of d.reads.filter((r) => r.id.startsWith('small:'))) {
+    const id = read.id.slice('small:'.length);
+    const large = byId.get(`large:${id}`);
+    const indexed = d.ratios[`${id}/newest, large`] !== undefined;
+    lines.push(
+      `| ${read.name.slice('small: '.length)} | \`${read.query}\` | ${us(cost(read.figures))}${costRange(read.runs)} | ${us(cost(large?.figures))}${costRange(large?.runs)} | ${indexed ? times(d.ratios[`${id}/newest, large`]) : ''} | ${indexed ? times(d.ratios[`${id}, large/small`]) : ''} | ${large ? `${large.figures.p99} ms` : '—'} |`,
+    );
+  }
+  lines.push(
+    '',
+    `Worst read = ${times(d.ratios['worst/median, large'])} the median read on the large dataset (target ≤ 10 ×). Another key's p99 while 16 connections of worst reads run from one key: ${d.isolation.otherP99} ms (target < 50 ms; by round ${d.isolation.runs.map((r) => `${r.other.p99} ms`).join(', ')}). Ledgers audited after every run (${d.audit.count} audits): ${d.audit.clean ? 'clean' : '**mismatches**'}.`,
+  );
+  return lines.join('\n');
+}
+
 let page = readFileSync(PAGE, 'utf8');
 function replace(marker: string, text: string): void {
   const start = `<!-- ${marker}:start (npm run bench:docs) -->`;
@@ -147,6 +197,8 @@ const sections: [string, string, (value: never) => string][] = [
   ],
   ['postgres', 'bench:postgres', (r: RunResults) => runTable(r, 'PostgreSQL + Redis')],
   ['grow', 'bench:grow', (g: GrowResults) => growTable(g)],
+  ['data-sqlite', 'bench:data-sqlite', (d: DataResults) => dataTable(d)],
+  ['data-postgres', 'bench:data-postgres', (d: DataResults) => dataTable(d)],
 ];
 for (const [section, marker, render] of sections) {
   if (all[section] === undefined || !page.includes(`<!-- ${marker}:start`)) continue;

@@ -182,6 +182,20 @@ const envSchema = z.object({
       'must be a postgres:// or postgresql:// URL, or a SQLite file path',
     )
     .default('data/tmd.sqlite'),
+  /** Where dataset rows live, when not in the ledger's database (DATABASE_URL). */
+  DATASETS_DATABASE_URL: z
+    .string()
+    .min(1)
+    .refine(
+      (value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^postgres(ql)?:\/\//i.test(value),
+      'must be a postgres:// or postgresql:// URL, or a SQLite file path',
+    )
+    .optional(),
+  /** Where page queries go (a PostgreSQL read replica of the datasets' database). */
+  DATASETS_READ_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/i, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/\S+$/i, 'must be a redis:// or rediss:// URL')

@@ -29,13 +29,16 @@ import { Metrics } from './metrics.ts';
 import { ChatPlanner } from './planners/chat-planner.ts';
 import type { EdgeServices, ProcessLog } from './services.ts';
 import { withKeyCache } from './store/key-cache.ts';
-import type { Store } from './store/port.ts';
+import type { Datasets, Store } from './store/port.ts';
 import type { StoreHealth } from './store/postgres/postgres-store.ts';
 import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 
 /** Everything the process holds: the faces' services, the edge's, and the adapters behind them. */
 export interface Deps extends EdgeServices {
+  /** The ledger's adapter (it serves the Datasets port too, on the same database). */
   store: Store;
+  /** Where dataset rows are read and loaded: `store` itself unless DATASETS_DATABASE_URL names another. */
+  datasets: Datasets;
   sessions: Sessions;
 }
 
@@ -48,6 +51,8 @@ export interface DepsOptions {
   datasets?: readonly DatasetDef[];
   now?: () => number;
   store?: Store;
+  /** The Datasets adapter (tests): `store` when absent. */
+  datasetStore?: Datasets;
   limiter?: Limiter;
   log?: ProcessLog;
 }
@@ -189,22 +194,33 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
 
   // Declared whichever the store, so a dashboard finds them (at 0 on SQLite).
   const health = storeHealth(metrics, log);
-  let store = options.store;
-  if (!store) {
-    if (isPostgresUrl(env.DATABASE_URL)) {
-      const { PostgresStore } = await import('./store/postgres/postgres-store.ts');
-      const postgres = new PostgresStore(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX, health });
-      metrics.observePool(() => postgres.poolStats());
-      store = postgres;
-    } else {
-      store = new SqliteStore(env.DATABASE_URL);
-    }
-  }
+  // The rows may live in a database of their own, their page queries on a replica of it.
+  const separate = env.DATASETS_DATABASE_URL !== undefined && env.DATASETS_DATABASE_URL !== env.DATABASE_URL;
+  const rowsUrl = separate ? (env.DATASETS_DATABASE_URL as string) : env.DATABASE_URL;
+  if (env.DATASETS_READ_URL !== undefined && !isPostgresUrl(rowsUrl))
+    throw new Error(
+      'DATASETS_READ_URL needs the datasets on PostgreSQL (DATASETS_DATABASE_URL or DATABASE_URL)',
+    );
+  const open = async (url: string, readUrl: string | undefined): Promise<Store> => {
+    if (!isPostgresUrl(url)) return new SqliteStore(url);
+    const { PostgresStore } = await import('./store/postgres/postgres-store.ts');
+    const postgres = new PostgresStore(url, {
+      max: env.DATABASE_POOL_MAX,
+      health,
+      ...(readUrl === undefined ? {} : { readUrl }),
+    });
+    metrics.observePool(() => postgres.poolStats());
+    return postgres;
+  };
+  let store = options.store ?? (await open(env.DATABASE_URL, separate ? undefined : env.DATASETS_READ_URL));
   store = withKeyCache(store, env.KEY_CACHE_TTL_MS, now);
   await store.migrate();
+  const rowStore: Datasets =
+    options.datasetStore ?? (separate ? await open(rowsUrl, env.DATASETS_READ_URL) : store);
+  if (rowStore !== store) await rowStore.migrate();
   // Each dataset's entity fields become its indexed key columns; a changed catalog re-keys its rows here.
   const layouts = new Map(datasets.map((d) => [d.key, d.entity_fields] as const));
-  const { rekeyed } = await store.syncLayouts(layouts);
+  const { rekeyed } = await rowStore.syncLayouts(layouts);
   if (rekeyed.length > 0) log.info('re-keyed datasets for their entity fields', { datasets: rekeyed });
   const built = options.limiter
     ? { limiter: options.limiter, status: async () => 'local' as const }
@@ -231,11 +247,21 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   });
   const charges = new Charges();
   const meterDeps = { store, charges, observer: metrics.meterObserver, pricing, now };
-  const reads = new DataReads({ ...meterDeps, catalog, cursors: new CursorCodec(derive(secret, 'cursor')) });
+  const reads = new DataReads({
+    ...meterDeps,
+    catalog,
+    datasets: rowStore,
+    cursors: new CursorCodec(derive(secret, 'cursor')),
+  });
   const recipes = new Recipes(reads, meterDeps);
   const accounts = new Accounts({ store, pricing, now, config });
-  const exports = new DataExports({ config, reads, meter: meterDeps });
-  const imports = new DataImports({ store, catalog, now, onImported: (dataset) => reads.forget(dataset) });
+  const exports = new DataExports({ config, reads, meter: meterDeps, datasets: rowStore });
+  const imports = new DataImports({
+    datasets: rowStore,
+    catalog,
+    now,
+    onImported: (dataset) => reads.forget(dataset),
+  });
   const analyses = new Analyses({
     store,
     reads,
@@ -252,13 +278,14 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
         })
       : null,
   });
-  const operator = new Operator({ store, config, catalog, credentials, now });
+  const operator = new Operator({ store, datasets: rowStore, config, catalog, credentials, now });
   return {
     env,
     config,
     pricing,
     catalog,
     store,
+    datasets: rowStore,
     limiter,
     slots,
     sessions,
@@ -275,7 +302,13 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     now,
     metrics,
     log,
-    health: { store: () => store.ping(), limiter: built.status },
+    health: {
+      store: async () => {
+        await store.ping();
+        if (rowStore !== store) await rowStore.ping();
+      },
+      limiter: built.status,
+    },
   };
 }
 
@@ -283,4 +316,5 @@ export async function closeDeps(deps: Deps): Promise<void> {
   deps.slots.close();
   await deps.limiter.close();
   await deps.store.close();
+  if (deps.datasets !== deps.store) await deps.datasets.close();
 }

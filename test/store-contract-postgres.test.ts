@@ -5,8 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import pg from 'pg';
+import { AppError } from '../src/errors.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
-import { runStoreContract } from './contracts/store-contract.ts';
+import { runDatasetsContract } from './contracts/datasets-contract.ts';
+import { runLedgerContract } from './contracts/ledger-contract.ts';
 import { freshDatabase, sqlOn } from './helpers/backends.ts';
 
 const db = await freshDatabase();
@@ -15,7 +18,7 @@ after(async () => {
   if (!('skip' in db)) await db.drop();
 });
 
-runStoreContract('PostgresStore', async () => new PostgresStore((db as { url: string }).url), {
+runLedgerContract('PostgresStore', async () => new PostgresStore((db as { url: string }).url), {
   skip,
   async tamper(walletId, deltaMicros) {
     await sqlOn(
@@ -25,6 +28,8 @@ runStoreContract('PostgresStore', async () => new PostgresStore((db as { url: st
     );
   },
 });
+
+runDatasetsContract('PostgresStore', async () => new PostgresStore((db as { url: string }).url), { skip });
 
 describe('PostgresStore: what the database itself guarantees', { skip }, () => {
   test('five stores migrating one empty database at once apply each migration exactly once', async () => {
@@ -113,5 +118,39 @@ describe('PostgresStore: what the database itself guarantees', { skip }, () => {
       types.every((t) => t.data_type === 'bigint'),
       'money is bigint, never float',
     );
+  });
+});
+
+describe('PostgresStore: page queries are bounded in time', { skip }, () => {
+  test('a page query past readTimeoutMs is a 503 that names the read, and the next one is served', async () => {
+    const url = (db as { url: string }).url;
+    const store = new PostgresStore(url, { readTimeoutMs: 200 });
+    await store.migrate();
+    await store.loadRows('test/slow', 'date', [{ date: '2026-01-01', symbol: 'A' }], 'import');
+    // Another session holds the rows table: the page query waits on its lock until its timeout.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE dataset_rows IN ACCESS EXCLUSIVE MODE');
+      const query = { dataset: 'test/slow', filters: {}, descending: true, limit: 5 };
+      await assert.rejects(store.queryPage(query), (error: unknown) => {
+        assert.ok(error instanceof AppError);
+        assert.equal(error.code, 'service_unavailable');
+        assert.match(error.message, /took longer than 200 ms and was stopped; nothing was charged/);
+        return true;
+      });
+      await assert.rejects(store.queryRows({ ...query, filters: { symbol: ['A'] } }), {
+        code: 'service_unavailable',
+      });
+      await holder.query('ROLLBACK');
+      assert.equal((await store.queryPage(query)).count, 1);
+      // The ledger's own statements are not on the read pool: they keep their own timeout.
+      await store.createWallet('wal_slow', null, '2026-01');
+      assert.ok(await store.getWallet('wal_slow'));
+    } finally {
+      await holder.end();
+      await store.close();
+    }
   });
 });

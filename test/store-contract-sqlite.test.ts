@@ -1,4 +1,4 @@
-/** The Store contract against the embedded default: SqliteStore on a real file. */
+/** The Ledger and Datasets contracts against the embedded default: SqliteStore on a real file. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -9,12 +9,13 @@ import { after, test } from 'node:test';
 import { csvColumnsKey } from '../src/catalog/csv.ts';
 import { sqliteMigrations } from '../src/store/sqlite/migrations.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import { runStoreContract } from './contracts/store-contract.ts';
+import { runDatasetsContract } from './contracts/datasets-contract.ts';
+import { runLedgerContract } from './contracts/ledger-contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tmd-contract-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-runStoreContract('SqliteStore', async () => new SqliteStore(join(dir, 'contract.sqlite')), {
+runLedgerContract('SqliteStore', async () => new SqliteStore(join(dir, 'contract.sqlite')), {
   async tamper(walletId, deltaMicros) {
     const db = new DatabaseSync(join(dir, 'contract.sqlite'));
     try {
@@ -27,6 +28,8 @@ runStoreContract('SqliteStore', async () => new SqliteStore(join(dir, 'contract.
     }
   },
 });
+
+runDatasetsContract('SqliteStore', async () => new SqliteStore(join(dir, 'contract.sqlite')));
 
 test('a database at schema version 2 upgrades in place: rows kept, read in order, rendered until reloaded', async () => {
   const path = join(dir, 'v2.sqlite');

@@ -9,6 +9,11 @@ import type { CatalogEntry } from './catalog.ts';
 import type { FieldType, RowQuery } from './types.ts';
 
 export const MAX_LIMIT = 1000;
+/**
+ * The most stored rows one read examines for a filter that no index serves (store/row-scan.ts): set so
+ * that the worst accepted read costs about ten times a median one (docs/benchmarks.md).
+ */
+export const SCAN_CAP = 2_000;
 export const DEFAULT_LIMIT = 100;
 const MAX_FILTER_VALUES = 100;
 
@@ -273,7 +278,7 @@ export function planRead(entry: CatalogEntry, params: ReadParams, cursors: Curso
     if (!fieldNames.has(name)) {
       const indexed = [...entityFields].join(', ') || 'none';
       throw invalid(
-        `Unknown parameter or filter "${name}". This dataset filters by any of its fields; its entity fields (${indexed}) are indexed, others are checked on at most 10000 rows per read. See GET /api/v1/catalog/${entry.key}.`,
+        `Unknown parameter or filter "${name}". This dataset filters by any of its fields; its entity fields (${indexed}) are indexed, others are checked on at most ${SCAN_CAP} rows per read. See GET /api/v1/catalog/${entry.key}.`,
         name,
       );
     }

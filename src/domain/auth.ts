@@ -1,6 +1,6 @@
 /** Turns presented credentials into a Caller. Keys are looked up by SHA-256 digest only. */
 import { AppError } from '../errors.ts';
-import type { Store } from '../store/port.ts';
+import type { Ledger } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { digestKey, digestsEqual, looksLikeKey } from './keys.ts';
 import type { Channel } from './pricing.ts';
@@ -17,12 +17,12 @@ const jwtShape = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export const looksLikeSession = (token: string): boolean => token.length < 4096 && jwtShape.test(token);
 
 export class Authenticator {
-  readonly #store: Store;
+  readonly #store: Ledger;
   readonly #sessions: Sessions;
   readonly #now: () => number;
   readonly #publicTestEndsAt: () => number | null;
 
-  constructor(store: Store, sessions: Sessions, now: () => number, publicTestEndsAt: () => number | null) {
+  constructor(store: Ledger, sessions: Sessions, now: () => number, publicTestEndsAt: () => number | null) {
     this.#store = store;
     this.#sessions = sessions;
     this.#now = now;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { ServiceFile } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Limiter } from '../limits/port.ts';
-import type { AccountRecord, KeyRecord, Store } from '../store/port.ts';
+import type { AccountRecord, KeyRecord, Ledger } from '../store/port.ts';
 import { clientNetwork } from './client-network.ts';
 import { newId } from './ids.ts';
 import { type KeyKind, newKey } from './keys.ts';
@@ -23,7 +23,7 @@ export interface IssuedKey {
 }
 
 export interface CredentialDeps {
-  store: Store;
+  store: Ledger;
   limiter: Limiter;
   sessions: Sessions;
   config: ServiceFile;

@@ -7,7 +7,7 @@
 import type { CatalogEntry } from '../catalog/catalog.ts';
 import type { ServiceFile } from '../config.ts';
 import { AppError } from '../errors.ts';
-import type { RowSource, StoredRow } from '../store/port.ts';
+import type { Datasets, RowSource, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { credentialKinds, kindLabel } from './credential-kinds.ts';
 import { type MeterDeps, type Metered, meter } from './metering.ts';
@@ -39,8 +39,10 @@ export function exportUnits(rows: number): number {
 export interface ExportDeps {
   config: ServiceFile;
   reads: DataReads;
-  /** The metered path's store and clock: the charge, its refund and the pages streamed. */
+  /** The metered path's ledger and clock: the charge and its refund. */
   meter: MeterDeps;
+  /** The rows streamed. */
+  datasets: Datasets;
 }
 
 export class DataExports {
@@ -90,7 +92,7 @@ export class DataExports {
       );
     }
     const source = await reads.ensureRows(entry);
-    const rows = (await meterDeps.store.datasetSource(entry.dataset.key))?.rows ?? 0;
+    const rows = (await this.#deps.datasets.datasetSource(entry.dataset.key))?.rows ?? 0;
     const units = exportUnits(rows);
     const chargedAt = meterDeps.now();
     return meter(
@@ -154,7 +156,7 @@ export class DataExports {
    * row comes with its stored CSV line where there is one (`storedCsvLines`).
    */
   async *pages(entry: CatalogEntry, options: { csv?: boolean } = {}): AsyncGenerator<StoredRow[]> {
-    const store = this.#deps.meter.store;
+    const store = this.#deps.datasets;
     let after: { t: string; id: number } | undefined;
     for (;;) {
       const { rows: page } = await store.queryRows({

@@ -14,7 +14,7 @@ import {
 } from '../catalog/importers/importer.ts';
 import { DETECT_BYTES, detectImporter, importerNamed, importers } from '../catalog/importers/registry.ts';
 import { AppError } from '../errors.ts';
-import type { ImportRun, Store } from '../store/port.ts';
+import type { Datasets, ImportRun } from '../store/port.ts';
 
 export interface ImportFileInput {
   bytes: Uint8Array;
@@ -49,7 +49,7 @@ export interface ImportSummary {
 }
 
 export interface ImportDeps {
-  store: Store;
+  datasets: Datasets;
   catalog: Catalog;
   now: () => number;
   /** Told of each dataset an import changed, so cached facts about it are dropped at once. */
@@ -106,7 +106,7 @@ export class DataImports {
   }
 
   async importFile(input: ImportFileInput): Promise<ImportSummary> {
-    const { catalog, store, now } = this.#deps;
+    const { catalog, datasets, now } = this.#deps;
     const text = decodeUtf8(input.bytes, input.fileName);
     const importer = this.#importer(input, text);
     const targetKeys = importer.targets.map((t) => t.dataset);
@@ -151,7 +151,7 @@ export class DataImports {
     };
     if (input.dryRun)
       return { ...summary, imported: converted.rows.length - summary.duplicates, replaced: 0, run: null };
-    const run = await store.upsertRows(
+    const run = await datasets.upsertRows(
       entry.dataset.key,
       entry.dataset.time_field,
       converted.rows,
@@ -178,6 +178,6 @@ export class DataImports {
       datasetKey === undefined ? undefined : this.#deps.catalog.resolve(datasetKey)?.dataset.key;
     if (datasetKey !== undefined && dataset === undefined)
       throw new AppError('dataset_not_found', `No dataset "${datasetKey}".`);
-    return this.#deps.store.listImportRuns(dataset === undefined ? {} : { dataset }, limit);
+    return this.#deps.datasets.listImportRuns(dataset === undefined ? {} : { dataset }, limit);
   }
 }

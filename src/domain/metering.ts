@@ -5,7 +5,7 @@
  * it is served, and never served unmetered.
  */
 import { AppError, serviceUnavailable } from '../errors.ts';
-import type { Channel, Store, UsageOutcome } from '../store/port.ts';
+import type { Channel, Ledger, UsageOutcome } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { credentialKinds, kindLabel } from './credential-kinds.ts';
 import { formatMicros, tokensToMicros } from './money.ts';
@@ -51,7 +51,7 @@ export interface MeterObserver {
 }
 
 export interface MeterDeps {
-  store: Store;
+  store: Ledger;
   pricing: Pricing;
   now: () => number;
   /** The node's charges in flight; absent in tests that meter without a node around them. */

@@ -14,9 +14,10 @@ import {
   type AccountRecord,
   BalanceLimitReached,
   type CreditResult,
+  type Datasets,
   type KeyRecord,
+  type Ledger,
   type LedgerEntry,
-  type Store,
 } from '../store/port.ts';
 import type { Credentials, IssuedKey } from './credentials.ts';
 import { newId } from './ids.ts';
@@ -73,7 +74,8 @@ export function adminTokenMatches(expected: string, presented: string): boolean 
 }
 
 export interface OperatorDeps {
-  store: Store;
+  store: Ledger;
+  datasets: Datasets;
   config: ServiceFile;
   catalog: Catalog;
   credentials: Credentials;
@@ -363,7 +365,7 @@ export class Operator {
       }
     }
     const { dataset } = entry;
-    await this.#deps.store.loadRowsStream(
+    await this.#deps.datasets.loadRowsStream(
       dataset.key,
       dataset.time_field,
       counted(),
@@ -378,7 +380,7 @@ export class Operator {
     rows: readonly Row[],
     options: { merge?: boolean },
   ): Promise<{ dataset: string; rows: number; kept: number }> {
-    const { store } = this.#deps;
+    const { datasets: store } = this.#deps;
     const dataset = entry.dataset;
     const kept: Row[] = [];
     const before = options.merge ? await store.datasetSource(dataset.key) : null;

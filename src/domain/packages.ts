@@ -4,7 +4,7 @@
  * brings its rate limit, bulk_export and analysis_assistant entitlements.
  */
 import type { ServiceFile, Sku } from '../config.ts';
-import type { AccountRecord, CreditResult, Store } from '../store/port.ts';
+import type { AccountRecord, CreditResult, Ledger } from '../store/port.ts';
 import { formatMicros, tokensToMicros } from './money.ts';
 import { utcMonth } from './pricing.ts';
 
@@ -54,7 +54,7 @@ export function monthlyCreditKey(packageId: string, month: string): string {
 }
 
 export interface PackageDeps {
-  store: Store;
+  store: Ledger;
   config: ServiceFile;
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import type { Tier } from '../config.ts';
-import type { RowSource, Store } from '../store/port.ts';
+import type { Datasets, RowSource } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { isFreeCredential } from './caller.ts';
 import { type MeterDeps, tierOf } from './metering.ts';
@@ -23,7 +23,7 @@ export interface PriceLine {
 
 export interface PriceListDeps extends MeterDeps {
   catalog: Catalog;
-  store: Store;
+  datasets: Datasets;
 }
 
 export async function priceList(
@@ -37,7 +37,7 @@ export async function priceList(
   for (const entry of deps.catalog.entries()) {
     const canonical = entry.dataset.key;
     if (!sources.has(canonical)) {
-      sources.set(canonical, (await deps.store.datasetSource(canonical))?.source ?? null);
+      sources.set(canonical, (await deps.datasets.datasetSource(canonical))?.source ?? null);
     }
     lines.push({
       entry,

@@ -6,7 +6,7 @@ import type { Row } from '../catalog/types.ts';
 import type { Tier } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { importIdsOf } from '../store/import-port.ts';
-import type { DatasetSpan, ImportRun, RowSource, StoredPage, StoredRow } from '../store/port.ts';
+import type { DatasetSpan, Datasets, ImportRun, RowSource, StoredPage, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { type Estimate, estimate, type MeterDeps, type Metered, meter } from './metering.ts';
 import { type PriceLine, priceList } from './price-list.ts';
@@ -71,6 +71,8 @@ export function storedCsvLines(rows: readonly StoredRow[]): string[] | null {
 export interface ReadDeps extends MeterDeps {
   catalog: Catalog;
   cursors: CursorCodec;
+  /** Where the rows are read; the metered path's `store` is the ledger. */
+  datasets: Datasets;
 }
 
 const SOURCE_TTL_MS = 60_000;
@@ -111,7 +113,7 @@ export class DataReads {
   async #span(dataset: string): Promise<DatasetSpan | null> {
     const cached = this.#spans.get(dataset);
     if (cached && this.#deps.now() - cached.checkedAt < SOURCE_TTL_MS) return cached.span;
-    const span = await this.#deps.store.datasetSpan(dataset);
+    const span = await this.#deps.datasets.datasetSpan(dataset);
     this.#spans.set(dataset, { span, checkedAt: this.#deps.now() });
     return span;
   }
@@ -119,7 +121,7 @@ export class DataReads {
   async #importRuns(ids: readonly number[]): Promise<ImportRun[]> {
     const missing = ids.filter((id) => !this.#runs.has(id));
     if (missing.length > 0)
-      for (const run of await this.#deps.store.listImportRuns({ ids: missing }, missing.length))
+      for (const run of await this.#deps.datasets.listImportRuns({ ids: missing }, missing.length))
         this.#runs.set(run.id, run);
     return ids.flatMap((id) => this.#runs.get(id) ?? []);
   }
@@ -127,8 +129,8 @@ export class DataReads {
   /** What the dataset holds now: sample or imported rows, their count and span, and its last import. */
   async status(entry: CatalogEntry): Promise<DatasetStatus> {
     await this.ensureRows(entry);
-    const span = await this.#deps.store.datasetSpan(entry.dataset.key);
-    const [lastImport] = await this.#deps.store.listImportRuns({ dataset: entry.dataset.key }, 1);
+    const span = await this.#deps.datasets.datasetSpan(entry.dataset.key);
+    const [lastImport] = await this.#deps.datasets.listImportRuns({ dataset: entry.dataset.key }, 1);
     return {
       source: span?.source ?? 'sample',
       rows: span?.rows ?? 0,
@@ -151,7 +153,7 @@ export class DataReads {
   }
 
   async #load(entry: CatalogEntry): Promise<RowSource> {
-    const store = this.#deps.store;
+    const store = this.#deps.datasets;
     let found = await store.datasetSource(entry.dataset.key);
     if (!found) {
       await store.loadRows(
@@ -175,7 +177,7 @@ export class DataReads {
     const source = await this.ensureRows(entry);
     const as = plan.fields === null ? (options.as ?? 'rows') : 'rows';
     if (as !== 'rows') {
-      const page = await this.#deps.store.queryPage(
+      const page = await this.#deps.datasets.queryPage(
         as === 'json'
           ? plan.query
           : { ...plan.query, csvColumns: entry.csvColumns, csvJoin: as === 'csv' ? 'crlf' : 'json' },
@@ -196,7 +198,7 @@ export class DataReads {
         };
       }
     }
-    const { rows, next, examined } = await this.#deps.store.queryRows(plan.query);
+    const { rows, next, examined } = await this.#deps.datasets.queryRows(plan.query);
     const nextCursor = next ? this.#deps.cursors.encode(plan.fingerprint, next) : null;
     const provenance = await this.#provenance(entry, importIdsOf(rows.map((r) => r.importId)));
     return {
@@ -216,7 +218,12 @@ export class DataReads {
     plan: ReturnType<typeof planRead>,
     caller: Caller | undefined,
   ): Promise<ReadResult> {
-    const made = await recordRows(entry.dataset.key, this.#deps.store, caller, this.#deps.now());
+    const made = await recordRows(
+      entry.dataset.key,
+      { ledger: this.#deps.store, datasets: this.#deps.datasets },
+      caller,
+      this.#deps.now(),
+    );
     const rows = pageOfRecords(made, entry.dataset.time_field, {
       ...plan.query,
       limit: plan.query.limit + 1,

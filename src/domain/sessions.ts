@@ -1,7 +1,7 @@
 /** Session JWTs for login accounts: HS256 pinned, 12 hours, revocable through the store. */
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { AppError } from '../errors.ts';
-import type { SessionRecord, Store } from '../store/port.ts';
+import type { Ledger, SessionRecord } from '../store/port.ts';
 import { newId } from './ids.ts';
 import type { Channel } from './pricing.ts';
 
@@ -17,11 +17,11 @@ export interface SessionClaims {
 }
 
 export class Sessions {
-  readonly #store: Store;
+  readonly #store: Ledger;
   readonly #secret: Uint8Array;
   readonly #now: () => number;
 
-  constructor(store: Store, secret: Uint8Array, now: () => number) {
+  constructor(store: Ledger, secret: Uint8Array, now: () => number) {
     this.#store = store;
     this.#secret = secret;
     this.#now = now;

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Row, RowQuery } from '../catalog/types.ts';
-import type { ImportRun, Store, StoredRow } from '../store/port.ts';
+import type { Datasets, ImportRun, Ledger, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { formatMicros } from './money.ts';
 import { usageScope } from './usage-summary.ts';
@@ -27,7 +27,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 const day = (t: string | null) => (t === null ? null : t.slice(0, 10));
 
 /** The caller's own usage by hour, dataset and face: never another account's (or key's) events. */
-async function apiUsage(store: Store, caller: Caller | undefined): Promise<Row[]> {
+async function apiUsage(store: Ledger, caller: Caller | undefined): Promise<Row[]> {
   if (!caller) return [];
   const scope = usageScope(caller);
   if (!scope) return [];
@@ -70,7 +70,7 @@ function collectionLog(runs: readonly ImportRun[]): Row[] {
 }
 
 /** Per imported dataset: its span and row count now, and its newest import. */
-async function datasetFacts(store: Store, runs: readonly ImportRun[], now: number): Promise<Row[][]> {
+async function datasetFacts(store: Datasets, runs: readonly ImportRun[], now: number): Promise<Row[][]> {
   const latest = new Map<string, ImportRun>();
   for (const run of runs) if (!latest.has(run.dataset)) latest.set(run.dataset, run);
   const today = iso(now).slice(0, 10);
@@ -112,14 +112,14 @@ async function datasetFacts(store: Store, runs: readonly ImportRun[], now: numbe
 
 export async function recordRows(
   dataset: string,
-  store: Store,
+  stores: { ledger: Ledger; datasets: Datasets },
   caller: Caller | undefined,
   now: number,
 ): Promise<Row[]> {
-  if (dataset === 'system/api-usage') return apiUsage(store, caller);
-  const runs = await store.listImportRuns({}, MAX_RUNS);
+  if (dataset === 'system/api-usage') return apiUsage(stores.ledger, caller);
+  const runs = await stores.datasets.listImportRuns({}, MAX_RUNS);
   if (dataset === 'system/data-collection-log') return collectionLog(runs);
-  const [metadata, backfill, sync] = await datasetFacts(store, runs, now);
+  const [metadata, backfill, sync] = await datasetFacts(stores.datasets, runs, now);
   if (dataset === 'system/collection-metadata') return metadata ?? [];
   if (dataset === 'system/backfill-state') return backfill ?? [];
   return sync ?? [];

@@ -152,10 +152,11 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
   };
 
   return new Proxy(store, {
-    get(target, property, receiver) {
+    get(target, property) {
       if (typeof property === 'string' && property in overrides) return overrides[property as keyof Store];
       if (property === 'cachedKeys') return byDigest.size; // for tests
-      const value = Reflect.get(target, property, receiver);
+      // The store itself as `this`: its getters and methods read its private fields.
+      const value = Reflect.get(target, property);
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });

@@ -1,6 +1,7 @@
 /**
- * The Store port: everything the service persists. Small and async so that the SQLite adapter and a
- * PostgreSQL adapter can both implement it; every method that changes money is atomic on its own.
+ * The store's two ports: the Ledger (money and who may spend it) and Datasets (what is sold). Small and
+ * async so that the SQLite adapter and a PostgreSQL adapter can both implement them; every method that
+ * changes money is atomic on its own. Each service is handed only the port it uses.
  */
 import type { Row, RowQuery } from '../catalog/types.ts';
 import type { AnalysisStore } from './analysis-port.ts';
@@ -267,13 +268,17 @@ export interface StoredRow {
   importId: number | null;
 }
 
-export interface Store extends AnalysisStore, ImportStore {
+/** What every adapter of either port does with its database. */
+export interface StoreLifecycle {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   close(): Promise<void>;
   /** A cheap round trip for readiness checks. */
   ping(): Promise<void>;
+}
 
+/** The Ledger port: accounts, keys, sessions, wallets, the ledger, usage and analyses. */
+export interface Ledger extends StoreLifecycle, AnalysisStore {
   createWallet(id: string, accountId: string | null, month: string): Promise<WalletRecord>;
   getWallet(id: string): Promise<WalletRecord | null>;
   /** Creates the account and its wallet together. */
@@ -344,7 +349,13 @@ export interface Store extends AnalysisStore, ImportStore {
     scope: { accountId: string } | { keyId: string },
     query: { sinceMs: number; bucketMs: number; limit: number },
   ): Promise<{ sums: UsageSum[]; more: boolean }>;
+}
 
+/**
+ * The Datasets port: dataset rows, their sources and imports, and pages of them. It may live on another
+ * database than the ledger (DATASETS_DATABASE_URL), its page queries on a replica (DATASETS_READ_URL).
+ */
+export interface Datasets extends StoreLifecycle, ImportStore {
   /**
    * Loads a dataset's rows. `sample` loads only into an empty dataset (idempotent across processes);
    * `import` replaces whatever was there. Returns false when a sample load found rows already.
@@ -387,3 +398,6 @@ export interface Store extends AnalysisStore, ImportStore {
   /** The same rows as queryRows, as one text page (`pageOfRows` is the reference). */
   queryPage(query: PageQuery): Promise<StoredPage>;
 }
+
+/** One adapter that serves both ports on one database (SqliteStore, PostgresStore). */
+export interface Store extends Ledger, Datasets {}

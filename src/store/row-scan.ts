@@ -6,12 +6,12 @@
  * serves is checked on at most SCAN_CAP stored rows per read; the page then says where the scan stopped.
  */
 import type { RowQuery } from '../catalog/types.ts';
+import { serviceUnavailable } from '../errors.ts';
 
 /** Entity fields stored as key columns (k1..k12), in catalog order; later ones are checked row by row. */
 export const MAX_ENTITY_SLOTS = 12;
 
-/** The most stored rows one read examines for a filter that no index serves. */
-export const SCAN_CAP = 2_000;
+export { SCAN_CAP } from '../catalog/read-plan.ts';
 
 /** The key columns, k1..k12. */
 export const entityKeyColumns: readonly string[] = Array.from(
@@ -80,4 +80,38 @@ export function planScan(query: RowQuery, entityFields: readonly string[]): Scan
   for (const filter of keyed) if (index === null || filter.keys.length < index.keys.length) index = filter;
   const rest = keyed.filter((f) => f !== index);
   return { index, keyed: rest, json, capped: rest.length > 0 || json.length > 0 };
+}
+
+/**
+ * At most `slots` reads that check rows one by one at a time, the others waiting in turn (at most
+ * `maxWaiting`, past which a read is refused as a 503 to retry): a node's scans then take at most that
+ * share of the database's CPU, and other customers' reads do not queue behind them.
+ */
+export class ScanGate {
+  readonly #slots: number;
+  readonly #maxWaiting: number;
+  readonly #waiting: (() => void)[] = [];
+  #running = 0;
+
+  constructor(slots: number, maxWaiting = 256) {
+    this.#slots = Math.max(1, slots);
+    this.#maxWaiting = maxWaiting;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.#slots) {
+      if (this.#waiting.length >= this.#maxWaiting)
+        throw serviceUnavailable('Too many filtered reads are waiting; nothing was served.');
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    } else {
+      this.#running++;
+    }
+    try {
+      return await work();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
+  }
 }

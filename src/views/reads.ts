@@ -1,5 +1,6 @@
 /** A dataset read as clients see it: the JSON envelope `{data, meta}` shared by REST and MCP. */
 import { z } from 'zod';
+import { SCAN_CAP } from '../catalog/read-plan.ts';
 import type { Metered } from '../domain/metering.ts';
 import type { ReadResult } from '../domain/reads.ts';
 import type { ImportRun } from '../store/port.ts';
@@ -51,7 +52,7 @@ export const readEnvelope = z.object({
     examined: z
       .int()
       .describe(
-        'Stored rows this read looked at. A filter on a field that is not an entity field is checked on at most 10000 rows per read: next_cursor then continues the scan, even when the page holds fewer rows than asked for.',
+        `Stored rows this read looked at. A filter on a field that is not an entity field is checked on at most ${SCAN_CAP} rows per read: next_cursor then continues the scan, even when the page holds fewer rows than asked for.`,
       ),
     fields: z.array(z.string()),
     time_field: z.string(),

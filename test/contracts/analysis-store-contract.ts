@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import type { AccountRecord, AnalysisRecord, Store } from '../../src/store/port.ts';
+import type { AccountRecord, AnalysisRecord, Ledger } from '../../src/store/port.ts';
 
 const T0 = Date.parse('2026-11-21T15:00:00Z');
 const DAY = Date.parse('2026-11-21T00:00:00Z');
 
-export function analysisStoreCases(store: () => Store, account: () => Promise<AccountRecord>): void {
+export function analysisStoreCases(store: () => Ledger, account: () => Promise<AccountRecord>): void {
   describe('analyses and their runs', () => {
     const id = (prefix: string) => `${prefix}_${randomBytes(6).toString('hex')}`;
     const analysis = (accountId: string, at = T0): AnalysisRecord => ({

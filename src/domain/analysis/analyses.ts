@@ -9,7 +9,7 @@ import type { Catalog } from '../../catalog/catalog.ts';
 import { entitySuggestions } from '../../catalog/entity-suggestions.ts';
 import type { ServiceFile, Sku } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import type { AnalysisRecord, AnalysisRunKind, Store } from '../../store/port.ts';
+import type { AnalysisRecord, AnalysisRunKind, Ledger } from '../../store/port.ts';
 import type { Caller } from '../caller.ts';
 import { credentialKinds, kindLabel } from '../credential-kinds.ts';
 import { type Estimate, grandfathers } from '../metering.ts';
@@ -130,7 +130,7 @@ export type AskResult =
     };
 
 export interface AnalysesDeps {
-  store: Store;
+  store: Ledger;
   reads: DataReads;
   catalog: Catalog;
   config: ServiceFile;

@@ -2,7 +2,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { csvLine } from '../../catalog/csv.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, type ReadParams, readOptionsShape } from '../../catalog/read-plan.ts';
+import {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  type ReadParams,
+  readOptionsShape,
+  SCAN_CAP,
+} from '../../catalog/read-plan.ts';
 import type { Metered } from '../../domain/metering.ts';
 import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { chooseType } from '../../edge/accept.ts';
@@ -150,8 +156,7 @@ export function registerDataRoutes(app: TypedApp, deps: Services): void {
         operationId: 'readDataset',
         tags: ['data'],
         summary: 'Read a dataset page (metered: one request is one read, whatever the page size)',
-        description:
-          'Filters: any entity field of the dataset (see GET /api/v1/catalog/{domain}/{name}), comma-separated or repeated. Sample data is marked in meta.sample and X-Data-Sample.',
+        description: `Filters: any field of the dataset (see GET /api/v1/catalog/{domain}/{name}), comma-separated or repeated. Entity fields are indexed; any other filter is checked on at most ${SCAN_CAP} stored rows per read, and meta.next_cursor then goes on with the scan even when the page is short. Sample data is marked in meta.sample and X-Data-Sample.`,
         security: [{ bearer: [] }, { apiKey: [] }],
         params: z.object({ domain: z.string().max(64), name: z.string().max(128) }),
         querystring: readQuerystring,

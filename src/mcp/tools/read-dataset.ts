@@ -4,7 +4,13 @@
  */
 import { z } from 'zod';
 import type { Catalog } from '../../catalog/catalog.ts';
-import { DEFAULT_LIMIT, quoteValue, type ReadParams, readOptionsShape } from '../../catalog/read-plan.ts';
+import {
+  DEFAULT_LIMIT,
+  quoteValue,
+  type ReadParams,
+  readOptionsShape,
+  SCAN_CAP,
+} from '../../catalog/read-plan.ts';
 import type { Pricing } from '../../domain/pricing.ts';
 import type { DataReads } from '../../domain/reads.ts';
 import { costView } from '../../views/cost.ts';
@@ -44,7 +50,7 @@ export function readDatasetTool(
         .record(z.string().max(64), mcpFilterValue)
         .optional()
         .describe(
-          'Entity filters by field, e.g. {"symbol": ["AAPL", "MSFT"]} or {"symbol": "AAPL,MSFT"}; number and boolean fields also take JSON numbers and booleans ({"maturity_months": 120}, {"is_fomc_meeting": true}) and match by value. describe_dataset lists the entity fields and their types.',
+          `Filters by field, e.g. {"symbol": ["AAPL", "MSFT"]} or {"symbol": "AAPL,MSFT"}; number and boolean fields also take JSON numbers and booleans ({"maturity_months": 120}, {"is_fomc_meeting": true}) and match by value. Entity fields (describe_dataset lists them and their types) are indexed; a filter on any other field is checked on at most ${SCAN_CAP} stored rows per call, and meta.next_cursor then continues the scan even when the page is short or empty.`,
         ),
       from: readOptionsShape.from.describe(
         'Earliest time on the time field, inclusive: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ.',

@@ -55,7 +55,7 @@ import {
   type UsageSum,
   type WalletRecord,
 } from '../port.ts';
-import { entityKeyColumns, layoutText, planScan, SCAN_CAP, type ScanPlan } from '../row-scan.ts';
+import { entityKeyColumns, layoutText, planScan, SCAN_CAP, ScanGate, type ScanPlan } from '../row-scan.ts';
 import {
   accountColumns,
   accountFrom,
@@ -201,6 +201,11 @@ export interface PostgresStoreOptions {
   readTimeoutMs?: number;
   /** Where page queries go (a read replica, say); the store's own database by default. */
   readUrl?: string;
+  /**
+   * Reads that check rows one by one running at once on this node (default 1); the others wait their
+   * turn, so that a burst of them leaves the database's CPU to everyone else's reads and debits.
+   */
+  maxConcurrentScans?: number;
   connectTimeoutMs?: number;
   /**
    * How long the client waits for any answer before it gives the connection up (503, the connection
@@ -285,6 +290,7 @@ export class PostgresStore implements Store {
   /** Page queries: their own connections, with readTimeoutMs as the statement timeout. */
   readonly #readPool: pg.Pool;
   readonly #readTimeoutMs: number;
+  readonly #scans: ScanGate;
   /** Each dataset's entity fields, the order of its key columns (syncLayouts). */
   #layouts: ReadonlyMap<string, readonly string[]> = new Map();
   /** Page query shapes seen, SQL text -> prepared statement name. */
@@ -320,6 +326,7 @@ export class PostgresStore implements Store {
     // An idle connection that dies (server restart) is dropped by the pool; the next query reconnects.
     this.#pool.on('error', () => {});
     this.#readTimeoutMs = options.readTimeoutMs ?? 2000;
+    this.#scans = new ScanGate(options.maxConcurrentScans ?? 1);
     this.#readPool = new pg.Pool({
       connectionString: options.readUrl ?? url,
       max: options.max ?? 10,
@@ -1179,7 +1186,7 @@ export class PostgresStore implements Store {
     const withCsv = q.csvColumns !== undefined;
     let found: { rows: DbRow[]; next: RowsPage['next']; examined: number };
     if (plan.capped) {
-      found = await this.#scan(q, plan);
+      found = await this.#scans.run(() => this.#scan(q, plan));
     } else {
       const values: unknown[] = [q.dataset];
       const source = walkSql(q, plan, 'id, t, data, import_id, csv', q.limit + 1, values);

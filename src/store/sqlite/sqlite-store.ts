@@ -243,6 +243,11 @@ export class SqliteStore implements Store {
     return statement;
   }
 
+  /** Read workers started (for tests). */
+  get readWorkers(): number {
+    return this.#scans?.started ?? 0;
+  }
+
   /** Statements cached now (for tests). */
   get cachedStatements(): number {
     return this.#statements.size;
