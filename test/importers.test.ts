@@ -460,4 +460,103 @@ describe('each importer on its published file', () => {
       /--set report_period=YYYY-MM-DD/,
     );
   });
+
+  test('13F: a table cut from a full submission, a line end before its XML declaration, imports', async () => {
+    const cut = `\n${text('sec-13f-information-table-sample.xml')}`;
+    const summary = await server.deps.imports.importFile({
+      bytes: bytes(cut),
+      fileName: 'index.xml',
+      set: { report_period: '2023-12-31' },
+    });
+    assert.deepEqual([summary.dataset, summary.imported], ['ownership/holdings', 169]);
+    // A malformed table still names its line, counted from the top of the file as given.
+    const broken = `\n\n${text('sec-13f-information-table-sample.xml').replace('</ns1:cusip>', '</ns1:cusp>')}`;
+    const runs = (await server.deps.store.listImportRuns({ dataset: 'ownership/holdings' }, 100)).length;
+    const brokenLine = broken.split('\n').findIndex((l) => l.includes('cusp>')) + 1;
+    await assert.rejects(
+      server.deps.imports.importFile({
+        bytes: bytes(broken),
+        fileName: 'broken.xml',
+        format: 'edgar-13f',
+        set: { report_period: '2023-12-31' },
+      }),
+      (error: Error & { details?: string[] }) => {
+        assert.match(
+          error.message,
+          new RegExp(`line ${brokenLine}, column \\d+ \\(in /informationTable/infoTable`),
+        );
+        return true;
+      },
+    );
+    assert.equal(
+      (await server.deps.store.listImportRuns({ dataset: 'ownership/holdings' }, 100)).length,
+      runs,
+    );
+  });
+
+  test('13F full submission (.txt): the period, filer and accession from its header, no --set', async () => {
+    const file = readFileSync(
+      join(REAL, '..', 'recorded', 'sec', '13F-HR_full_submission_0001894188-23-000007.txt'),
+    );
+    const summary = await server.deps.imports.importFile({
+      bytes: file,
+      fileName: '0001894188-23-000007.txt',
+    });
+    assert.deepEqual([summary.dataset, summary.imported], ['ownership/holdings', 14]);
+    const amazon = (await rows('ownership/holdings', { cusip: ['023135106'] })).find(
+      (r) => r.accession_number === '0001894188-23-000007',
+    );
+    assert.deepEqual(
+      amazon && [
+        amazon.report_period,
+        amazon.filer_cik,
+        amazon.filer_name,
+        amazon.name_of_issuer,
+        amazon.value,
+      ],
+      ['2023-09-30', '0001894188', 'LTS One Management LP', 'AMAZON COM INC', 17479000],
+    );
+    // --set still wins over the header; a submission with no information table is refused.
+    const noTable = file.toString('utf8').replace('<TYPE>INFORMATION TABLE', '<TYPE>EX-99');
+    await assert.rejects(
+      server.deps.imports.importFile({ bytes: bytes(noTable), fileName: 'other.txt', format: 'edgar-13f' }),
+      (error: Error) => {
+        assert.match(
+          error.message,
+          /TYPE INFORMATION TABLE with an <XML> part: not found \(documents: 13F-HR, EX-99\)/,
+        );
+        return true;
+      },
+    );
+    const overridden = await server.deps.imports.importFile({
+      bytes: file,
+      fileName: '0001894188-23-000007.txt',
+      set: { filer_name: 'LTS One' },
+    });
+    assert.deepEqual([overridden.imported, overridden.replaced], [0, 14]);
+    assert.ok(
+      (await rows('ownership/holdings', { cusip: ['023135106'] })).some((r) => r.filer_name === 'LTS One'),
+    );
+  });
+
+  test('Form 4 full submission (.txt): its transaction, the accession and filing date from its header', async () => {
+    const file = readFileSync(
+      join(REAL, '..', 'recorded', 'sec', 'form4_full_submission_0001127602-25-001055.txt'),
+    );
+    const summary = await server.deps.imports.importFile({ bytes: file, fileName: 'submission.txt' });
+    assert.deepEqual([summary.dataset, summary.imported], ['ownership/insider-transactions', 1]);
+    const [row] = (await rows('ownership/insider-transactions')).filter(
+      (r) => r.accession_number === '0001127602-25-001055',
+    );
+    assert.deepEqual(
+      row && [
+        row.transaction_date,
+        row.filing_date,
+        row.reporting_owner_name,
+        row.shares,
+        row.price_per_share,
+      ],
+      ['2025-01-10', '2025-01-10', 'Garascia Jessica A.', 1500, 66.903],
+    );
+  });
 });

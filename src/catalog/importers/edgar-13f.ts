@@ -1,26 +1,46 @@
 /**
  * EDGAR Form 13F information table XML (namespace .../thirteenf/informationtable): one row per
- * holding. The table does not carry the filer or the period (they are in the filing's primary
- * document): give them with --set report_period=YYYY-MM-DD (required), filer_cik, filer_name. Values are
- * in dollars, as filed since January 2023 (earlier tables gave thousands).
+ * holding. A full submission (`0001894188-23-000007.txt`, as EDGAR serves it) carries the period of
+ * report, the filer and the accession number in its header, and the table as one of its documents. A
+ * table on its own does not: give them with --set report_period=YYYY-MM-DD (required), filer_cik,
+ * filer_name. --set wins over the header. Values are in dollars, as filed since January 2023 (earlier
+ * tables gave thousands).
  */
 import { ImportError } from '../import-file.ts';
-import { cik10, documentKey } from './edgar.ts';
+import { cik10, documentKey, fullSubmission, headerDate, submissionXml } from './edgar.ts';
 import type { ImportContext, Importer, SourceRecord } from './importer.ts';
 import { readXml, textAt, type XmlElement } from './xml.ts';
 
 const NAMESPACE = 'http://www.sec.gov/edgar/document/thirteenf/informationtable';
 
 function* records(text: string, context: ImportContext): Generator<SourceRecord> {
-  if (context.set.report_period === undefined)
+  const submission = fullSubmission(text);
+  // What the submission's header says, where --set does not say it.
+  const filing: Record<string, string> = {};
+  if (submission) {
+    const first = (key: string) => submission.header.get(key)?.[0];
+    const period = headerDate(first('CONFORMED PERIOD OF REPORT'));
+    if (period) filing.report_period = period;
+    for (const [field, key] of [
+      ['filer_cik', 'CENTRAL INDEX KEY'],
+      ['filer_name', 'COMPANY CONFORMED NAME'],
+      ['accession_number', 'ACCESSION NUMBER'],
+    ] as const) {
+      const value = first(key);
+      if (value !== undefined) filing[field] = value;
+    }
+  }
+  const set = { ...filing, ...context.set };
+  if (set.report_period === undefined)
     throw new ImportError('A 13F information table does not say which quarter it reports.', [
-      'report_period: pass --set report_period=YYYY-MM-DD (the period of report of the 13F filing)',
+      'report_period: pass --set report_period=YYYY-MM-DD (the period of report of the 13F filing), or import the full submission (.txt), whose header says it',
     ]);
-  const { accession, key } = documentKey(context.set, context.fileName, context.sha256);
+  const xml = submission ? submissionXml(submission, ['INFORMATION TABLE'], 'information table') : text;
+  const { accession, key } = documentKey(set, context.fileName, context.sha256);
   const tables: XmlElement[] = [];
   let root: string | null = null;
   readXml(
-    text,
+    xml,
     (name, depth) => {
       if (depth === 0) root = name;
       return depth === 1 && name === 'infoTable';
@@ -44,7 +64,9 @@ function* records(text: string, context: ImportContext): Generator<SourceRecord>
       where: t.path,
       key: `${key}#${line}`,
       values: {
-        filer_cik: cik10(context.set.filer_cik),
+        report_period: set.report_period,
+        filer_name: set.filer_name ?? null,
+        filer_cik: cik10(set.filer_cik),
         accession_number: accession,
         name_of_issuer: textAt(t, 'nameOfIssuer'),
         title_of_class: textAt(t, 'titleOfClass'),
@@ -69,6 +91,9 @@ export const edgar13f: Importer = {
   licence: 'Public domain (U.S. government data)',
   attribution: null,
   targets: [{ dataset: 'ownership/holdings' }],
-  detect: (head) => /<(\w+:)?informationTable[\s>]/.test(head) || /thirteenf\/informationtable/.test(head),
+  detect: (head) =>
+    /<(\w+:)?informationTable[\s>]/.test(head) ||
+    /thirteenf\/informationtable/.test(head) ||
+    (/^\s*<SEC-DOCUMENT>/.test(head) && /CONFORMED SUBMISSION TYPE:\s*13F-HR/.test(head)),
   records,
 };

@@ -5,7 +5,7 @@
  * Holdings without a transaction have no transaction date and are not rows of this dataset.
  */
 import { ImportError } from '../import-file.ts';
-import { cik10, documentKey } from './edgar.ts';
+import { cik10, documentKey, fullSubmission, headerDate, submissionXml } from './edgar.ts';
 import type { ImportContext, Importer, SourceRecord } from './importer.ts';
 import { child, children, readXml, textAt, type XmlElement } from './xml.ts';
 
@@ -24,9 +24,21 @@ function citedFootnotes(element: XmlElement, into: string[] = []): string[] {
 }
 
 function* records(text: string, context: ImportContext): Generator<SourceRecord> {
+  // A full submission (.txt, as EDGAR serves it): the ownership document is one of its documents, and
+  // its header says the accession number and the filing date.
+  const submission = fullSubmission(text);
+  const filed = submission?.header.get('ACCESSION NUMBER')?.[0];
+  const set =
+    filed !== undefined && context.set.accession_number === undefined
+      ? { ...context.set, accession_number: filed }
+      : context.set;
+  const filingDate = submission ? headerDate(submission.header.get('FILED AS OF DATE')?.[0]) : null;
+  const xml = submission
+    ? submissionXml(submission, ['3', '4', '5', '3/A', '4/A', '5/A'], 'ownership document')
+    : text;
   let root: XmlElement | undefined;
   readXml(
-    text,
+    xml,
     (_name, depth) => depth === 0,
     (element) => {
       root = element;
@@ -48,11 +60,11 @@ function* records(text: string, context: ImportContext): Generator<SourceRecord>
       f.text.replace(/\s+/g, ' '),
     ]),
   );
-  const { accession, key } = documentKey(context.set, context.fileName, context.sha256);
+  const { accession, key } = documentKey(set, context.fileName, context.sha256);
   const common = {
     accession_number: accession,
     document_type: textAt(doc, 'documentType'),
-    filing_date: null,
+    filing_date: filingDate,
     issuer_cik: cik10(textAt(issuer, 'issuerCik')),
     issuer_name: textAt(issuer, 'issuerName'),
     issuer_ticker: textAt(issuer, 'issuerTradingSymbol'),
@@ -106,6 +118,8 @@ export const edgarForm4: Importer = {
   licence: 'Public domain (U.S. government data)',
   attribution: null,
   targets: [{ dataset: 'ownership/insider-transactions' }],
-  detect: (head) => /<ownershipDocument[\s>]/.test(head),
+  detect: (head) =>
+    /<ownershipDocument[\s>]/.test(head) ||
+    (/^\s*<SEC-DOCUMENT>/.test(head) && /CONFORMED SUBMISSION TYPE:\s*[345](\/A)?\s*$/m.test(head)),
   records,
 };

@@ -51,12 +51,17 @@ export function readXml(
   collect: (name: string, depth: number) => boolean,
   onElement: (element: XmlElement) => void,
 ): void {
+  // Documents cut from a full submission begin with a line end before the XML declaration, which must
+  // come first: the whitespace is dropped, and the lines it held still count in every position told.
+  const lead = /^\s*/.exec(text)?.[0] ?? '';
+  const skipped = lead.split('\n').length - 1;
+  const body = lead === '' ? text : text.slice(lead.length);
   const parser = new SaxesParser({ xmlns: true, position: true });
   const stack: { element: XmlElement; kept: boolean; counts: Map<string, number> }[] = [];
   const rootCounts = new Map<string, number>();
   let failure: ImportError | null = null;
   const where = () =>
-    `line ${parser.line}, column ${parser.column}${stack.length ? ` (in ${stack.at(-1)?.element.path})` : ''}`;
+    `line ${parser.line + skipped}, column ${parser.column}${stack.length ? ` (in ${stack.at(-1)?.element.path})` : ''}`;
   parser.on('error', (error) => {
     // saxes prefixes its message with the position; the path says which element it was in.
     const message = error.message.replace(/^[^:]*:\d+:\d+: /, '').replace(/^\d+:\d+: /, '');
@@ -87,7 +92,7 @@ export function readXml(
       children: [],
       text: '',
       path: `${parent?.element.path ?? ''}/${local}${n > 1 ? `[${n}]` : ''}`,
-      line: parser.line,
+      line: parser.line + skipped,
     };
     const kept = (parent?.kept ?? false) || collect(local, stack.length);
     if (kept && parent?.kept) parent.element.children.push(element);
@@ -107,7 +112,7 @@ export function readXml(
     if (!parent?.kept) onElement(top.element);
   });
   try {
-    parser.write(text);
+    parser.write(body);
     if (failure === null) parser.close();
   } catch (error) {
     if (error instanceof ImportError) throw error;
