@@ -90,7 +90,7 @@ test('a CSV import streams the file, shows progress on a terminal, and loads eve
 test('a bad row after many loaded batches refuses the whole file: the dataset keeps its rows', async () => {
   const good = join(server.dir, 'good.csv');
   writeFileSync(good, header + Array.from({ length: 30 }, (_, i) => line(i)).join(''));
-  assert.equal((await tmd(['import', 'macro/fed-h15-series', good])).code, 0);
+  assert.equal((await tmd(['import', 'macro/fed-h15-series', good, '--replace'])).code, 0);
   const file = join(server.dir, 'late-bad.csv');
   const lines = Array.from({ length: 12_000 }, (_, i) => line(i, i === 11_000 ? 'n/a' : '4.25'));
   writeFileSync(file, header + lines.join(''));

@@ -5,7 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -161,7 +162,7 @@ describe('tmd import', () => {
     ]);
   });
 
-  test('--merge adds a series and keeps the ones imported before; without it an import replaces them', async () => {
+  test('--merge adds a series and keeps the ones imported before; --replace makes the file the whole dataset', async () => {
     const dgs2 = await tmd([
       'import',
       'macro/fed-h15-series',
@@ -200,10 +201,69 @@ describe('tmd import', () => {
       ),
       '--null',
       '.',
+      '--replace',
     ]);
-    assert.equal(replaced.json.total_rows, 11635, 'without --merge the file is the whole dataset');
+    assert.equal(replaced.json.total_rows, 11635, 'with --replace the file is the whole dataset');
     const only = await read('/api/v1/data/macro/fed-h15-series?series_id=DGS10&limit=1');
     assert.deepEqual(only.json.data, []);
+  });
+
+  test('by default an import adds rows by entity and time: a daily file appends, corrections replace, the run is recorded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tmd-daily-'));
+    try {
+      const day = (rows: [string, string, number][]) =>
+        `series_id,h15_series,title,date,value\n${rows.map(([id, date, v]) => `${id},X,${id} title,${date},${v}`).join('\n')}\n`;
+      const first = join(dir, 'day1.csv');
+      writeFileSync(
+        first,
+        day([
+          ['DAILY1', '2026-01-05', 1.5],
+          ['DAILY2', '2026-01-05', 2.5],
+        ]),
+      );
+      const one = await tmd(['import', 'macro/fed-h15-series', first, '--replace']);
+      assert.equal(one.code, 0, one.stderr);
+      assert.equal(one.json.total_rows, 2);
+      // The next day's file: one new day per series, and a correction of DAILY1's first day.
+      const second = join(dir, 'day2.csv');
+      writeFileSync(
+        second,
+        day([
+          ['DAILY1', '2026-01-05', 1.75],
+          ['DAILY1', '2026-01-06', 1.6],
+          ['DAILY2', '2026-01-06', 2.6],
+        ]),
+      );
+      const two = await tmd(['import', 'macro/fed-h15-series', second]);
+      assert.equal(two.code, 0, two.stderr);
+      assert.deepEqual(
+        [two.json.mode, two.json.imported_rows, two.json.replaced_rows, two.json.total_rows],
+        ['upsert', 2, 1, 4],
+      );
+      // The same file again changes nothing.
+      const again = await tmd(['import', 'macro/fed-h15-series', second]);
+      assert.deepEqual(
+        [again.json.imported_rows, again.json.replaced_rows, again.json.total_rows],
+        [0, 3, 4],
+      );
+      const res = await read(
+        '/api/v1/data/macro/fed-h15-series?series_id=DAILY1,DAILY2&sort=asc&fields=series_id,date,value',
+      );
+      assert.deepEqual(res.json.data, [
+        { series_id: 'DAILY1', date: '2026-01-05', value: 1.75 },
+        { series_id: 'DAILY2', date: '2026-01-05', value: 2.5 },
+        { series_id: 'DAILY1', date: '2026-01-06', value: 1.6 },
+        { series_id: 'DAILY2', date: '2026-01-06', value: 2.6 },
+      ]);
+      const [run] = await server.deps.store.listImportRuns({ dataset: 'macro/fed-h15-series' }, 1);
+      assert.equal(run?.id, again.json.import_id);
+      assert.deepEqual([run?.fileName, run?.importer, run?.sha256.length], ['day2.csv', 'csv', 64]);
+      const both = await tmd(['import', 'macro/fed-h15-series', second, '--merge', '--replace']);
+      assert.equal(both.code, 2);
+      assert.match(both.stderr, /--merge and --replace do not go together/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('an invalid file is refused with each problem naming its line, and nothing is loaded', async () => {
@@ -389,7 +449,7 @@ describe('tmd import: what a file may not hold', () => {
         value: i,
       }));
     const operator = new Operator(server.deps);
-    await operator.importRows('macro/fed-h15-series', series('BASE', 300));
+    await operator.importRows('macro/fed-h15-series', series('BASE', 300), { mode: 'replace' });
     await Promise.all([
       operator.importRows('macro/fed-h15-series', series('ONE', 1500), { merge: true }),
       operator.importRows('macro/fed-h15-series', series('TWO', 1500), { merge: true }),

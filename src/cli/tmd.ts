@@ -3,6 +3,7 @@
  * functions as the admin API (no HTTP), printing the same JSON shapes. Exit codes: 0 done, 1 refused or
  * failed, 2 usage error.
  */
+import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +22,7 @@ import { formatMicros } from '../domain/money.ts';
 import {
   capAmount,
   creditKinds,
+  type ImportedRows,
   newAccountInput,
   type Operator,
   type OperatorCreditKind,
@@ -80,7 +82,7 @@ Usage:
              [--partial] [--dry-run] [--json]     a published format, detected when --format is absent:
              ${importers.map((i) => i.name).join(', ')}
   tmd import <domain/name> <file> [--format csv|ndjson|json] [--map <field>=<column>]... [--map <file.json>]
-             [--set <field>=<value>]... [--null <token>]... [--merge] [--dry-run]
+             [--set <field>=<value>]... [--null <token>]... [--merge | --replace] [--dry-run]
 
   tmd --version
 
@@ -260,6 +262,13 @@ function printImport(io: CliIo, summary: ImportSummary, json: boolean, dryRun: b
   io.stdout(`${lines.join('\n')}\n`);
 }
 
+/** The SHA-256 of a file, read as a stream (a large CSV is never held whole). */
+async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
 async function runImport(deps: Services, operator: Operator, io: CliIo, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
@@ -271,6 +280,7 @@ async function runImport(deps: Services, operator: Operator, io: CliIo, args: st
       set: { type: 'string', multiple: true, default: [] },
       null: { type: 'string', multiple: true, default: [] },
       merge: { type: 'boolean', default: false },
+      replace: { type: 'boolean', default: false },
       partial: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
@@ -316,9 +326,12 @@ async function runImport(deps: Services, operator: Operator, io: CliIo, args: st
   }
   const format = formatOf(file, values.format);
   const set = pairs(values.set, '--set');
+  if (values.merge && values.replace) throw new UsageError('--merge and --replace do not go together');
+  const mode = values.replace ? 'replace' : values.merge ? 'merge' : 'upsert';
+  const imported = { name: basename(file), sha256: await fileSha256(file), format };
   const started = performance.now();
   let read: { rows: number; sources: Record<string, string | null>; ignoredColumns: string[] };
-  let loaded: { rows: number; kept: number } | null = null;
+  let loaded: ImportedRows | null = null;
   if (format === 'csv') {
     // Read as a stream and loaded batch by batch as it is parsed, in one transaction: neither the
     // file nor its rows are held whole. NDJSON and JSON are read whole.
@@ -336,7 +349,7 @@ async function runImport(deps: Services, operator: Operator, io: CliIo, args: st
           // A dry run reads and checks every row, and loads none.
         }
       } else {
-        loaded = await operator.importRows(key, csv.batches(), { merge: values.merge });
+        loaded = await operator.importRows(key, csv.batches(), { mode, file: imported });
       }
     } finally {
       input.destroy();
@@ -346,7 +359,7 @@ async function runImport(deps: Services, operator: Operator, io: CliIo, args: st
   } else {
     const parsed = parseImport(entry.dataset, readUtf8(file), { format, map, set, nullTokens: values.null });
     read = { rows: parsed.rows.length, sources: parsed.sources, ignoredColumns: parsed.ignoredColumns };
-    if (!values['dry-run']) loaded = await operator.importRows(key, parsed.rows, { merge: values.merge });
+    if (!values['dry-run']) loaded = await operator.importRows(key, parsed.rows, { mode, file: imported });
   }
   const summary = {
     dataset: entry.dataset.key,
@@ -363,7 +376,20 @@ async function runImport(deps: Services, operator: Operator, io: CliIo, args: st
     io.stderr(
       `tmd: loaded ${loaded.rows.toLocaleString('en')} rows in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
     );
-  print(io, { ...summary, loaded: true, kept_rows: loaded.kept, total_rows: loaded.rows });
+  print(io, {
+    ...summary,
+    loaded: true,
+    mode,
+    ...(mode === 'upsert'
+      ? {
+          imported_rows: loaded.inserted ?? 0,
+          replaced_rows: loaded.replaced ?? 0,
+          import_id: loaded.importId,
+        }
+      : {}),
+    ...(mode === 'merge' ? { kept_rows: loaded.kept } : {}),
+    total_rows: loaded.rows,
+  });
 }
 
 export async function dispatch(deps: Services, cliIo: CliIo, args: string[]): Promise<void> {

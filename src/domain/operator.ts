@@ -10,6 +10,7 @@ import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import type { Row } from '../catalog/types.ts';
 import type { ServiceFile, Sku } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { generatedKey, type KeyedRow } from '../store/import-port.ts';
 import {
   type AccountRecord,
   BalanceLimitReached,
@@ -71,6 +72,30 @@ export function adminTokenMatches(expected: string, presented: string): boolean 
   const a = createHash('sha256').update(expected).digest();
   const b = createHash('sha256').update(presented).digest();
   return timingSafeEqual(a, b);
+}
+
+/** How a generic import meets the rows already there (`Operator.importRows`). */
+export type ImportMode = 'upsert' | 'merge' | 'replace';
+
+/** The file a generic import read, for its provenance record. */
+export interface ImportedFile {
+  name: string;
+  sha256: string;
+  /** csv, ndjson or json. */
+  format: string;
+}
+
+export interface ImportedRows {
+  dataset: string;
+  /** Rows the dataset holds now. */
+  rows: number;
+  /** With merge: stored rows kept beside the new ones. */
+  kept: number;
+  /** With upsert: rows read, rows added, stored rows replaced, and the import's record. */
+  read?: number;
+  inserted?: number;
+  replaced?: number;
+  importId?: number;
 }
 
 export interface OperatorDeps {
@@ -314,25 +339,32 @@ export class Operator {
   }
 
   /**
-   * Replaces a dataset's rows with real ones, given whole or in batches as a file is parsed (loaded as
-   * they come, in one transaction: a batch that throws leaves the dataset as it was). With `merge`,
-   * rows already imported for entities the new rows do not cover are kept (one FRED series at a time
-   * into a multi-series dataset); sample rows are never kept next to real ones.
+   * Loads real rows into a dataset, given whole or in batches as a file is parsed (loaded as they come,
+   * in one transaction: a batch that throws leaves the dataset as it was). Sample rows are never kept
+   * next to real ones. `mode`:
+   * - `upsert` (the default): a row replaces the stored row with the same entity values and time, the
+   *   others are added; a daily file appends, and nothing else is touched. The import is recorded (its
+   *   file, SHA-256, counts) as the named importers' are.
+   * - `merge`: rows already imported for entities the new rows do not cover are kept, the entities the
+   *   new rows cover are replaced whole (one FRED series at a time into a multi-series dataset).
+   * - `replace`: the new rows are the whole dataset.
    */
   async importRows(
     datasetKey: string,
     given: readonly Row[] | AsyncIterable<readonly Row[]>,
-    options: { merge?: boolean } = {},
-  ): Promise<{ dataset: string; rows: number; kept: number }> {
+    options: { mode?: ImportMode; merge?: boolean; file?: ImportedFile } = {},
+  ): Promise<ImportedRows> {
     const { catalog } = this.#deps;
     const entry = catalog.resolve(datasetKey);
     if (!entry)
       throw new AppError('dataset_not_found', `No dataset "${datasetKey}".`, {
         suggestions: catalog.suggest(datasetKey),
       });
+    const mode = options.mode ?? (options.merge ? 'merge' : 'upsert');
+    if (mode === 'upsert') return this.#upsert(entry, given, options.file);
     let rows: readonly Row[];
     if (Symbol.asyncIterator in given) {
-      if (!options.merge) return this.#importStream(entry, given);
+      if (mode === 'replace') return this.#importStream(entry, given);
       // A merge keeps the stored rows of the entities the file does not cover, so it must see the
       // whole file first: it holds the file's rows (one series at a time, small).
       const all: Row[] = [];
@@ -345,18 +377,60 @@ export class Operator {
     // in between (two merges at once would otherwise lose one's series). Tried again a few times.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#importOnce(entry, rows, options);
+        return await this.#importOnce(entry, rows, { merge: mode === 'merge' });
       } catch (error) {
-        if (!(options.merge && error instanceof AppError && error.code === 'conflict') || attempt >= 5)
+        if (!(mode === 'merge' && error instanceof AppError && error.code === 'conflict') || attempt >= 5)
           throw error;
       }
     }
   }
 
-  async #importStream(
+  async #upsert(
     entry: CatalogEntry,
-    batches: AsyncIterable<readonly Row[]>,
-  ): Promise<{ dataset: string; rows: number; kept: number }> {
+    given: readonly Row[] | AsyncIterable<readonly Row[]>,
+    file: ImportedFile | undefined,
+  ): Promise<ImportedRows> {
+    const { dataset } = entry;
+    const naturalKey = [...dataset.entity_fields, dataset.time_field];
+    let read = 0;
+    async function* keyed(): AsyncGenerator<readonly KeyedRow[]> {
+      const batches = Symbol.asyncIterator in given ? given : [given];
+      for await (const batch of batches) {
+        read += batch.length;
+        yield batch.map((row) => ({ key: generatedKey(row, naturalKey), row }));
+      }
+    }
+    const run = await this.#deps.datasets.upsertRowsStream(
+      dataset.key,
+      dataset.time_field,
+      keyed(),
+      {
+        importer: file?.format ?? 'rows',
+        sourceName: dataset.source,
+        fileName: file?.name ?? '',
+        sha256: file?.sha256 ?? '',
+        licence: 'As published by the source (generic import)',
+        attribution: null,
+        importedAt: this.#deps.now(),
+        rowsRead: 0,
+        rowsRejected: 0,
+      },
+      entry.columns,
+      { naturalKey },
+    );
+    const span = await this.#deps.datasets.datasetSource(dataset.key);
+    return {
+      dataset: dataset.key,
+      rows: span?.rows ?? 0,
+      kept: 0,
+      read,
+      inserted: run.rowsInserted,
+      replaced: run.rowsReplaced,
+      importId: run.id,
+    };
+  }
+
+  async #importStream(entry: CatalogEntry, batches: AsyncIterable<readonly Row[]>): Promise<ImportedRows> {
     let count = 0;
     async function* counted() {
       for await (const batch of batches) {
@@ -379,7 +453,7 @@ export class Operator {
     entry: CatalogEntry,
     rows: readonly Row[],
     options: { merge?: boolean },
-  ): Promise<{ dataset: string; rows: number; kept: number }> {
+  ): Promise<ImportedRows> {
     const { datasets: store } = this.#deps;
     const dataset = entry.dataset;
     const kept: Row[] = [];

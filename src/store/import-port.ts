@@ -36,6 +36,14 @@ export type NewImportRun = Omit<
   'id' | 'dataset' | 'rowsInserted' | 'rowsReplaced' | 'firstT' | 'lastT'
 >;
 
+/**
+ * The natural key of a row of a generic import: its entity fields' and time field's values as JSON
+ * (`g:["AAPL","2026-01-02"]`), the key the stores also compute from a stored row's JSON.
+ */
+export function generatedKey(row: Row, fields: readonly string[]): string {
+  return `g:${JSON.stringify(fields.map((f) => row[f] ?? null))}`;
+}
+
 /** A row with its natural key (entity + time, or accession + line) as one string. */
 export interface KeyedRow {
   key: string;
@@ -64,6 +72,22 @@ export interface ImportStore {
     rows: readonly KeyedRow[],
     run: NewImportRun,
     csvColumns?: readonly string[],
+  ): Promise<ImportRun>;
+  /**
+   * upsertRows over rows that arrive in batches (a file read as it is parsed), in one transaction: the
+   * dataset holds all of them or, if the iterable throws, none (its rows are as they were). No more than
+   * one batch is held at a time. A key a later row repeats replaces what the earlier one wrote; the run's
+   * counts and span are of distinct keys. With `naturalKey` (rows keyed by `generatedKey` over those
+   * fields), stored rows that have no key yet (a replacing load wrote them) are given theirs first, so
+   * the import replaces them rather than adding them again.
+   */
+  upsertRowsStream(
+    dataset: string,
+    timeField: string,
+    batches: AsyncIterable<readonly KeyedRow[]>,
+    run: NewImportRun,
+    csvColumns?: readonly string[],
+    options?: { naturalKey?: readonly string[] },
   ): Promise<ImportRun>;
   /** Import runs, newest first: of one dataset, of the given ids, or of every dataset. */
   listImportRuns(filter: { dataset?: string; ids?: readonly number[] }, limit: number): Promise<ImportRun[]>;

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { csvColumnsKey } from '../../src/catalog/csv.ts';
 import type { Row } from '../../src/catalog/types.ts';
+import { generatedKey } from '../../src/store/import-port.ts';
 import type { Datasets, PageQuery } from '../../src/store/port.ts';
 import { SCAN_CAP } from '../../src/store/row-scan.ts';
 import { pageOfRows } from '../../src/store/rows.ts';
@@ -844,6 +845,71 @@ export function runDatasetsContract(
           [a.id],
         );
         assert.deepEqual(await store.listImportRuns({ ids: [] }, 10), []);
+      });
+
+      test('a streamed upsert by generated key: batches, repeats, and rows a replacing load wrote', async () => {
+        const daily = `test/daily-${unique()}`;
+        const fields = ['symbol', 'date'];
+        const base: Row[] = rows.slice(0, 6);
+        // A replacing load writes rows with no natural key...
+        await store.loadRows(daily, 'date', base, 'import');
+        const keyedOf = (list: Row[]) => list.map((row) => ({ key: generatedKey(row, fields), row }));
+        async function* batches(...parts: Row[][]) {
+          for (const part of parts) yield keyedOf(part);
+        }
+        const corrected = { ...base[0], close: 123.25 } as Row;
+        const fresh = { date: '2026-02-01', symbol: 'AAPL', venue: 'X', close: 1 };
+        const run = {
+          importer: 'csv',
+          sourceName: 'Test source',
+          fileName: 'day2.csv',
+          sha256: 'ef'.repeat(32),
+          licence: 'Public domain',
+          attribution: null,
+          importedAt: T0,
+          rowsRead: 0,
+          rowsRejected: 0,
+        };
+        // ...which an upsert by the same key replaces: the correction and a new day, the new day twice.
+        const first = await store.upsertRowsStream(
+          daily,
+          'date',
+          batches([corrected, fresh], [fresh]),
+          run,
+          undefined,
+          {
+            naturalKey: fields,
+          },
+        );
+        assert.deepEqual(
+          [first.rowsRead, first.rowsInserted, first.rowsReplaced, first.firstT, first.lastT],
+          [3, 1, 1, '2026-01-01', '2026-02-01'],
+        );
+        const stored = (await store.queryRows({ dataset: daily, filters: {}, descending: false, limit: 100 }))
+          .rows;
+        assert.equal(stored.length, 7, 'one row added, none doubled');
+        assert.equal(stored.filter((r) => JSON.parse(r.json).close === 123.25).length, 1);
+        assert.equal((await store.datasetSource(daily))?.rows, 7);
+        // The same file again replaces what it wrote and adds nothing.
+        const again = await store.upsertRowsStream(
+          daily,
+          'date',
+          batches([corrected, fresh]),
+          run,
+          undefined,
+          {
+            naturalKey: fields,
+          },
+        );
+        assert.deepEqual([again.rowsInserted, again.rowsReplaced], [0, 2]);
+        assert.equal((await store.datasetSource(daily))?.rows, 7);
+        // A batch that throws leaves the dataset as it was.
+        async function* failing() {
+          yield keyedOf([{ ...fresh, date: '2026-03-01' }]);
+          throw new Error('line 9: broken');
+        }
+        await assert.rejects(store.upsertRowsStream(daily, 'date', failing(), run), /line 9/);
+        assert.equal((await store.datasetSource(daily))?.rows, 7);
       });
 
       test('a file that names one key twice loads its last row once', async () => {

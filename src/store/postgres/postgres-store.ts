@@ -18,7 +18,6 @@ import {
   distinctByKey,
   type ImportRun,
   type KeyedRow,
-  keyedSpan,
   type NewImportRun,
 } from '../import-port.ts';
 import { importRunFrom } from '../import-rows.ts';
@@ -1245,12 +1244,18 @@ export class PostgresStore implements Store {
         check.push(`s.${column} = ANY(${bindOf(values, keys)}::text[])`);
       for (const { field, values: accepted } of plan.json) {
         // The field name is a bound parameter of -> and ->>, never spliced into SQL. Text values (and
-        // booleans, as true/false) compare with the stored JSON text; numbers as numbers (double
-        // precision, as SQLite and JavaScript read them), so 01 finds 1.
+        // booleans, as true/false) compare with the stored JSON text.
         const name = bindOf(values, field);
+        // A number matches by its JSON text: the stores write rows with JSON.stringify, whose text of a
+        // double is unique to it, so equal text is equal value, and the row's JSON is parsed once, not
+        // three times (the type is looked at only when the text matched; CASE keeps that order).
         check.push(
           typeof accepted[0] === 'number'
-            ? `(CASE WHEN json_typeof(s.data -> ${name}) = 'number' THEN (s.data ->> ${name})::float8 END) = ANY(${bindOf(values, accepted)}::float8[])`
+            ? `CASE WHEN s.data ->> ${name} = ANY(${bindOf(
+                values,
+                (accepted as number[]).map((n) => JSON.stringify(n)),
+              )}::text[])
+                 THEN json_typeof(s.data -> ${name}) = 'number' ELSE false END`
             : `s.data ->> ${name} = ANY(${bindOf(values, accepted)}::text[])`,
         );
       }
@@ -1317,7 +1322,20 @@ export class PostgresStore implements Store {
     csvColumns?: readonly string[],
   ): Promise<ImportRun> {
     const distinct = distinctByKey(rows);
-    const [firstT, lastT] = keyedSpan(distinct, timeField);
+    async function* whole(): AsyncGenerator<readonly KeyedRow[]> {
+      yield distinct;
+    }
+    return this.upsertRowsStream(dataset, timeField, whole(), run, csvColumns);
+  }
+
+  async upsertRowsStream(
+    dataset: string,
+    timeField: string,
+    batches: AsyncIterable<readonly KeyedRow[]>,
+    run: NewImportRun,
+    csvColumns?: readonly string[],
+    options: { naturalKey?: readonly string[] } = {},
+  ): Promise<ImportRun> {
     const recorded = await this.#tx(async (tx) => {
       // One loader per dataset at a time across every node, as loadRows.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
@@ -1331,13 +1349,26 @@ export class PostgresStore implements Store {
         await tx.query('DELETE FROM dataset_rows WHERE dataset = $1', [dataset]);
       else if (before && optStr(before.entity_fields) !== layoutText(layout))
         await rekey(tx, dataset, layout);
-      // $1..$7 are the statement's own; the key expressions bind the field names after them.
-      const keyValues: unknown[] = [null, null, null, null, null, null, null];
-      const keys = keyExprs('x.j', layout, keyValues);
+      if (before && str(before.source) === 'import' && options.naturalKey) {
+        // Rows a replacing load wrote have no natural key yet: given one here, once (a key two of them
+        // share stays on the first), so that this import replaces them rather than adding them again.
+        const values: unknown[] = [dataset];
+        const parts = options.naturalKey.map((f) => `coalesce((data -> ${bindOf(values, f)})::text, 'null')`);
+        await tx.query(
+          `UPDATE dataset_rows r SET nk = x.nk
+             FROM (SELECT DISTINCT ON (k.nk) k.t, k.id, k.nk
+                     FROM (SELECT t, id, 'g:[' || concat_ws(',', ${parts.join(', ')}) || ']' AS nk
+                             FROM dataset_rows WHERE dataset = $1 AND nk IS NULL) k
+                    WHERE NOT EXISTS (SELECT 1 FROM dataset_rows e WHERE e.dataset = $1 AND e.nk = k.nk)
+                    ORDER BY k.nk, k.id) x
+            WHERE r.dataset = $1 AND r.t = x.t AND r.id = x.id`,
+          values,
+        );
+      }
       const inserted = await tx.query(
         `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
            imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, 0, $10, $11, $12) RETURNING id`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, 0, $10, NULL, NULL) RETURNING id`,
         [
           dataset,
           run.importer,
@@ -1349,8 +1380,6 @@ export class PostgresStore implements Store {
           run.importedAt,
           run.rowsRead,
           run.rowsRejected,
-          firstT,
-          lastT,
         ],
       );
       const runId = num((inserted.rows[0] as DbRow).id);
@@ -1358,36 +1387,60 @@ export class PostgresStore implements Store {
         dataset,
       ]);
       let base = num((top.rows[0] as DbRow).id);
+      // $1..$7 are the statement's own; the key expressions bind the field names after them.
+      const keyValues: unknown[] = [null, null, null, null, null, null, null];
+      const keys = keyExprs('x.j', layout, keyValues);
+      let written = 0;
       let replaced = 0;
+      let seen = 0;
+      let firstT: string | null = null;
+      let lastT: string | null = null;
       const chunk = 5000;
-      for (let start = 0; start < distinct.length; start += chunk) {
-        const slice = distinct.slice(start, start + chunk);
-        // A replaced row keeps its id: xmax is 0 only for a row this statement inserted.
-        const result = await tx.query(
-          `WITH written AS (
-             INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${entityKeyColumns.join(', ')})
-             SELECT $1, $2 + x.n, x.t, x.j, x.c, x.k, $3, ${keys.join(', ')}
-               FROM (SELECT u.t, u.d::json AS j, u.c, u.k, u.n
-                       FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS u(t, d, c, k, n)) x
-             ON CONFLICT (dataset, nk) WHERE nk IS NOT NULL
-             DO UPDATE SET t = excluded.t, data = excluded.data, csv = excluded.csv, import_id = excluded.import_id,
-               ${entityKeyColumns.map((k) => `${k} = excluded.${k}`).join(', ')}
-             RETURNING (xmax = 0) AS fresh
-           )
-           SELECT count(*) FILTER (WHERE NOT fresh) AS replaced FROM written`,
-          [
-            dataset,
-            base,
-            runId,
-            slice.map(({ row }) => String(row[timeField] ?? '')),
-            slice.map(({ row }) => JSON.stringify(row)),
-            slice.map(({ row }) => (csvColumns ? csvRecord(row, csvColumns) : null)),
-            slice.map(({ key }) => key),
-            ...keyValues.slice(7),
-          ],
-        );
-        replaced += num((result.rows[0] as DbRow).replaced);
-        base += slice.length;
+      for await (const batch of batches) {
+        seen += batch.length;
+        // One statement may not write a key twice: within a batch the last row of a key wins.
+        const distinct = distinctByKey(batch);
+        for (let start = 0; start < distinct.length; start += chunk) {
+          const slice = distinct.slice(start, start + chunk);
+          for (const { row } of slice) {
+            const t = String(row[timeField] ?? '');
+            if (t !== '' && (firstT === null || t < firstT)) firstT = t;
+            if (t !== '' && (lastT === null || t > lastT)) lastT = t;
+          }
+          // Keys an earlier batch of this import wrote: written again, not counted again.
+          const repeats = await tx.query(
+            'SELECT count(*) AS n FROM dataset_rows WHERE dataset = $1 AND import_id = $2 AND nk = ANY($3::text[])',
+            [dataset, runId, slice.map(({ key }) => key)],
+          );
+          const repeated = num((repeats.rows[0] as DbRow).n);
+          // A replaced row keeps its id: xmax is 0 only for a row this statement inserted.
+          const result = await tx.query(
+            `WITH written AS (
+               INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${entityKeyColumns.join(', ')})
+               SELECT $1, $2 + x.n, x.t, x.j, x.c, x.k, $3, ${keys.join(', ')}
+                 FROM (SELECT u.t, u.d::json AS j, u.c, u.k, u.n
+                         FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS u(t, d, c, k, n)) x
+               ON CONFLICT (dataset, nk) WHERE nk IS NOT NULL
+               DO UPDATE SET t = excluded.t, data = excluded.data, csv = excluded.csv, import_id = excluded.import_id,
+                 ${entityKeyColumns.map((k) => `${k} = excluded.${k}`).join(', ')}
+               RETURNING (xmax = 0) AS fresh
+             )
+             SELECT count(*) FILTER (WHERE NOT fresh) AS replaced FROM written`,
+            [
+              dataset,
+              base,
+              runId,
+              slice.map(({ row }) => String(row[timeField] ?? '')),
+              slice.map(({ row }) => JSON.stringify(row)),
+              slice.map(({ row }) => (csvColumns ? csvRecord(row, csvColumns) : null)),
+              slice.map(({ key }) => key),
+              ...keyValues.slice(7),
+            ],
+          );
+          replaced += num((result.rows[0] as DbRow).replaced) - repeated;
+          written += slice.length - repeated;
+          base += slice.length;
+        }
       }
       const total = await tx.query('SELECT count(*) AS n FROM dataset_rows WHERE dataset = $1', [dataset]);
       await tx.query(
@@ -1405,8 +1458,10 @@ export class PostgresStore implements Store {
         ],
       );
       const done = await tx.query(
-        'UPDATE import_runs SET rows_inserted = $2, rows_replaced = $3 WHERE id = $1 RETURNING *',
-        [runId, distinct.length - replaced, replaced],
+        `UPDATE import_runs SET rows_read = greatest(rows_read, $6), rows_inserted = $2, rows_replaced = $3,
+           first_t = $4, last_t = $5
+          WHERE id = $1 RETURNING *`,
+        [runId, written - replaced, replaced, firstT, lastT, seen],
       );
       return importRunFrom(done.rows[0] as DbRow);
     });

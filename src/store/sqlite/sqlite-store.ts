@@ -16,7 +16,6 @@ import {
   type ImportRun,
   importIdsOf,
   type KeyedRow,
-  keyedSpan,
   type NewImportRun,
 } from '../import-port.ts';
 import { importRunFrom } from '../import-rows.ts';
@@ -131,6 +130,29 @@ function rekeySql(entityFields: readonly string[]): { sql: string; params: SQLIn
       WHEN json_type(data, ?) IN ('integer', 'real', 'true', 'false') THEN data -> ? END`;
   });
   return { sql: `UPDATE dataset_rows SET ${sets.join(', ')} WHERE dataset = ?`, params };
+}
+
+/**
+ * After a load on its own connection: its WAL frames copied into the database by the loader, not left
+ * to the serving process. Until they are, every read looks its pages up in the WAL's index, which grows
+ * with the WAL (a 10 M-row load leaves 5 GB: the newest page cost twice as much on it). PASSIVE never
+ * waits; what a reader still holds is copied by the next checkpoint.
+ */
+function copyLoad(db: DatabaseSync): void {
+  try {
+    db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  } catch {
+    // The load is committed; the serving process's checkpoints copy the frames instead.
+  }
+}
+
+/**
+ * The natural key `generatedKey` (import-port.ts) gives a stored row, from its JSON: the key fields'
+ * values as JSON.stringify wrote them. Field names are checked by the caller to be catalog names.
+ */
+function generatedKeySql(fields: readonly string[]): string {
+  const values = fields.map((f) => `json(data -> '$."${f.replaceAll("'", "''")}"')`);
+  return `'g:' || json_array(${values.join(', ')})`;
 }
 
 /**
@@ -850,6 +872,7 @@ export class SqliteStore implements Store {
         }
         finishLoad(db, dataset, source, count, start.previous, csvColumns, layout);
         db.exec('COMMIT');
+        if (db !== this.#db) copyLoad(db);
         return true;
       } catch (error) {
         if (db.isTransaction) db.exec('ROLLBACK');
@@ -1008,81 +1031,146 @@ export class SqliteStore implements Store {
     csvColumns?: readonly string[],
   ): Promise<ImportRun> {
     const distinct = distinctByKey(rows);
-    const [firstT, lastT] = keyedSpan(distinct, timeField);
-    return this.#tx(() => {
-      const present = this.#get(
-        'SELECT source, loaded_at, entity_fields FROM dataset_sources WHERE dataset = ?',
-        dataset,
-      );
-      const layout = this.#layoutOf(dataset);
-      if (present && str(present.source) === 'sample')
-        this.#run('DELETE FROM dataset_rows WHERE dataset = ?', dataset);
-      else if (present && optStr(present.entity_fields) !== layoutText(layout)) this.#rekey(dataset, layout);
-      const runId = num(
-        this.#get(
-          `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
-             imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?) RETURNING id`,
-          dataset,
-          run.importer,
-          run.sourceName,
-          run.fileName,
-          run.sha256,
-          run.licence,
-          run.attribution,
-          run.importedAt,
-          run.rowsRead,
-          run.rowsRejected,
-          firstT,
-          lastT,
-        )?.id,
-      );
-      let nextId = num(
-        this.#get('SELECT COALESCE(max(id), 0) AS id FROM dataset_rows WHERE dataset = ?', dataset)?.id,
-      );
-      const existing = this.#stmt('SELECT 1 AS present FROM dataset_rows WHERE dataset = ? AND nk = ?');
-      const replace = this.#stmt(
-        `UPDATE dataset_rows SET t = ?, data = ?, csv = ?, import_id = ?, ${entityKeyColumns.map((k) => `${k} = ?`).join(', ')}
-          WHERE dataset = ? AND nk = ?`,
-      );
-      const insert = this.#stmt(
-        `INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${KEY_LIST})
-          VALUES (?, ?, ?, ?, ?, ?, ?, ${KEY_MARKS})`,
-      );
-      let replaced = 0;
-      for (const { key, row } of distinct) {
-        const t = String(row[timeField] ?? '');
-        const csv = csvColumns ? csvRecord(row, csvColumns) : null;
-        const keys = rowKeys(row, layout);
-        if (existing.get(dataset, key)) {
-          replace.run(t, JSON.stringify(row), csv, runId, ...keys, dataset, key);
-          replaced++;
-        } else {
-          insert.run(dataset, ++nextId, t, JSON.stringify(row), csv, key, runId, ...keys);
-        }
-      }
-      const inserted = distinct.length - replaced;
-      this.#run(
-        'UPDATE import_runs SET rows_inserted = ?, rows_replaced = ? WHERE id = ?',
-        inserted,
-        replaced,
-        runId,
-      );
-      const total = num(this.#get('SELECT count(*) AS n FROM dataset_rows WHERE dataset = ?', dataset)?.n);
-      const previous = present ? num(present.loaded_at) : 0;
-      this.#run(
-        `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
-         VALUES (?, 'import', ?, ?, ?, ?)
-         ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count,
-           loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns, entity_fields = excluded.entity_fields`,
-        dataset,
-        total,
-        Math.max(Date.now(), previous + 1),
-        csvColumns ? csvColumnsKey(csvColumns) : null,
-        layoutText(layout),
-      );
-      return importRunFrom(this.#get('SELECT * FROM import_runs WHERE id = ?', runId) as DbRow);
+    async function* whole(): AsyncGenerator<readonly KeyedRow[]> {
+      yield distinct;
+    }
+    return this.upsertRowsStream(dataset, timeField, whole(), run, csvColumns);
+  }
+
+  /**
+   * One BEGIN IMMEDIATE ... COMMIT around every batch, on a connection of its own for a file database
+   * (as loadRowsStream). A key a later record repeats replaces the row an earlier one wrote.
+   */
+  async upsertRowsStream(
+    dataset: string,
+    timeField: string,
+    batches: AsyncIterable<readonly KeyedRow[]>,
+    run: NewImportRun,
+    csvColumns?: readonly string[],
+    options: { naturalKey?: readonly string[] } = {},
+  ): Promise<ImportRun> {
+    const before = this.#streamLoads;
+    let finished = () => {};
+    this.#streamLoads = new Promise<void>((resolve) => {
+      finished = resolve;
     });
+    await before;
+    let db: DatabaseSync | undefined;
+    try {
+      db = this.#path === ':memory:' ? this.#db : openDatabase(this.#path);
+      const on = db;
+      const get = (sql: string, ...params: SQLInputValue[]) =>
+        on.prepare(sql).get(...params) as DbRow | undefined;
+      try {
+        on.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        throw busyAsUnavailable(error);
+      }
+      try {
+        const present = get(
+          'SELECT source, loaded_at, entity_fields FROM dataset_sources WHERE dataset = ?',
+          dataset,
+        );
+        const layout = this.#layoutOf(dataset);
+        if (present && str(present.source) === 'sample')
+          on.prepare('DELETE FROM dataset_rows WHERE dataset = ?').run(dataset);
+        else if (present && optStr(present.entity_fields) !== layoutText(layout)) {
+          const { sql, params } = rekeySql(layout);
+          on.prepare(sql).run(...params, dataset);
+        }
+        if (present && str(present.source) === 'import' && options.naturalKey) {
+          // Rows a replacing load wrote have no natural key yet: given one here, once, so that this import
+          // replaces them rather than adding them again (a key two of them share stays on the first).
+          on.prepare(
+            `UPDATE OR IGNORE dataset_rows SET nk = ${generatedKeySql(options.naturalKey)} WHERE dataset = ? AND nk IS NULL`,
+          ).run(dataset);
+        }
+        const runId = num(
+          get(
+            `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
+               imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, NULL, NULL) RETURNING id`,
+            dataset,
+            run.importer,
+            run.sourceName,
+            run.fileName,
+            run.sha256,
+            run.licence,
+            run.attribution,
+            run.importedAt,
+            run.rowsRead,
+            run.rowsRejected,
+          )?.id,
+        );
+        let nextId = num(
+          get('SELECT COALESCE(max(id), 0) AS id FROM dataset_rows WHERE dataset = ?', dataset)?.id,
+        );
+        const existing = on.prepare('SELECT import_id FROM dataset_rows WHERE dataset = ? AND nk = ?');
+        const replace = on.prepare(
+          `UPDATE dataset_rows SET t = ?, data = ?, csv = ?, import_id = ?, ${entityKeyColumns.map((k) => `${k} = ?`).join(', ')}
+            WHERE dataset = ? AND nk = ?`,
+        );
+        const insert = on.prepare(
+          `INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${KEY_LIST})
+            VALUES (?, ?, ?, ?, ?, ?, ?, ${KEY_MARKS})`,
+        );
+        let written = 0;
+        let replaced = 0;
+        let seen = 0;
+        let firstT: string | null = null;
+        let lastT: string | null = null;
+        for await (const batch of batches) {
+          seen += batch.length;
+          for (const { key, row } of batch) {
+            const t = String(row[timeField] ?? '');
+            if (t !== '' && (firstT === null || t < firstT)) firstT = t;
+            if (t !== '' && (lastT === null || t > lastT)) lastT = t;
+            const csv = csvColumns ? csvRecord(row, csvColumns) : null;
+            const keys = rowKeys(row, layout);
+            const stored = existing.get(dataset, key);
+            if (stored) {
+              replace.run(t, JSON.stringify(row), csv, runId, ...keys, dataset, key);
+              // A key this import already wrote (the file repeats it) was counted then.
+              if (optNum(stored.import_id) !== runId) {
+                replaced++;
+                written++;
+              }
+            } else {
+              insert.run(dataset, ++nextId, t, JSON.stringify(row), csv, key, runId, ...keys);
+              written++;
+            }
+          }
+        }
+        // A generic import knows how many rows it read only now.
+        on.prepare(
+          'UPDATE import_runs SET rows_read = max(rows_read, ?), rows_inserted = ?, rows_replaced = ?, first_t = ?, last_t = ? WHERE id = ?',
+        ).run(seen, written - replaced, replaced, firstT, lastT, runId);
+        const total = num(get('SELECT count(*) AS n FROM dataset_rows WHERE dataset = ?', dataset)?.n);
+        const previous = present ? num(present.loaded_at) : 0;
+        on.prepare(
+          `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
+           VALUES (?, 'import', ?, ?, ?, ?)
+           ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count,
+             loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns, entity_fields = excluded.entity_fields`,
+        ).run(
+          dataset,
+          total,
+          Math.max(Date.now(), previous + 1),
+          csvColumns ? csvColumnsKey(csvColumns) : null,
+          layoutText(layout),
+        );
+        const recorded = importRunFrom(get('SELECT * FROM import_runs WHERE id = ?', runId) as DbRow);
+        on.exec('COMMIT');
+        if (on !== this.#db) copyLoad(on);
+        return recorded;
+      } catch (error) {
+        if (on.isTransaction) on.exec('ROLLBACK');
+        throw busyAsUnavailable(error);
+      }
+    } finally {
+      if (db !== undefined && db !== this.#db) db.close();
+      finished();
+    }
   }
 
   async listImportRuns(
