@@ -133,10 +133,9 @@ function rekeySql(entityFields: readonly string[]): { sql: string; params: SQLIn
 }
 
 /**
- * After a load on its own connection: its WAL frames copied into the database by the loader, not left
- * to the serving process. Until they are, every read looks its pages up in the WAL's index, which grows
- * with the WAL (a 10 M-row load leaves 5 GB: the newest page cost twice as much on it). PASSIVE never
- * waits; what a reader still holds is copied by the next checkpoint.
+ * After a load on its own connection: its WAL frames (5 GB for 10 M rows) copied into the database by
+ * the loader, not left for the serving process's checkpoints to copy under load. PASSIVE never waits;
+ * what a reader still holds is copied by the next checkpoint.
  */
 function copyLoad(db: DatabaseSync): void {
   try {
@@ -1201,7 +1200,10 @@ export class SqliteStore implements Store {
     );
     if (!source) return null;
     const span = this.#get(
-      'SELECT min(t) AS first_t, max(t) AS last_t FROM dataset_rows WHERE dataset = ?',
+      // Two subqueries: SQLite reads min() or max() alone as one end of the index, but the two in one
+      // SELECT as a walk over every row of the dataset (1.2 s on 10 M rows, on the serving thread).
+      `SELECT (SELECT min(t) FROM dataset_rows WHERE dataset = ?1) AS first_t,
+              (SELECT max(t) FROM dataset_rows WHERE dataset = ?1) AS last_t`,
       dataset,
     );
     return {
