@@ -54,7 +54,15 @@ import {
   type UsageSum,
   type WalletRecord,
 } from '../port.ts';
-import { entityKeyColumns, layoutText, planScan, SCAN_CAP, ScanGate, type ScanPlan } from '../row-scan.ts';
+import {
+  entityKey,
+  entityKeyColumns,
+  layoutText,
+  planScan,
+  SCAN_CAP,
+  ScanGate,
+  type ScanPlan,
+} from '../row-scan.ts';
 import {
   accountColumns,
   accountFrom,
@@ -1087,14 +1095,14 @@ export class PostgresStore implements Store {
         );
       }
       await tx.query('DELETE FROM dataset_rows WHERE dataset = $1', [dataset]);
-      const layout = this.#layoutOf(dataset);
-      // $1..$5 are the statement's own; the key expressions bind the field names after them.
-      const keyValues: unknown[] = [null, null, null, null, null];
-      const keys = keyExprs('x.j', layout, keyValues);
+      const layout = this.#layoutOf(dataset).slice(0, entityKeyColumns.length);
+      // The keys are computed here (rowKeys), one array per entity field: computing them in SQL parsed
+      // each row's JSON twice per entity field.
+      const slots = layout.map((_, i) => `k${i + 1}`);
       const insert = `INSERT INTO dataset_rows (dataset, id, t, data, csv, ${entityKeyColumns.join(', ')})
-        SELECT $1, x.id, x.t, x.j, x.c, ${keys.join(', ')}
-          FROM (SELECT u.id, u.t, u.d::json AS j, u.c
-                  FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS u(id, t, d, c)) x`;
+        SELECT $1, u.id, u.t, u.d::json, u.c, ${entityKeyColumns.map((_, i) => (i < slots.length ? `u.k${i + 1}` : 'NULL')).join(', ')}
+          FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]${slots.map((_, i) => `, $${6 + i}::text[]`).join('')})
+            AS u(id, t, d, c${slots.map((k) => `, ${k}`).join('')})`;
       let count = 0;
       for await (const batch of batches) {
         for (let start = 0; start < batch.length; start += LOAD_BATCH_ROWS) {
@@ -1105,7 +1113,7 @@ export class PostgresStore implements Store {
             slice.map((row) => String(row[timeField] ?? '')),
             slice.map((row) => JSON.stringify(row)),
             slice.map((row) => (csvColumns ? csvRecord(row, csvColumns) : null)),
-            ...keyValues.slice(5),
+            ...layout.map((field) => slice.map((row) => entityKey(row[field]))),
           ]);
           count += slice.length;
         }
