@@ -194,29 +194,40 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
 
   // Declared whichever the store, so a dashboard finds them (at 0 on SQLite).
   const health = storeHealth(metrics, log);
-  // The rows may live in a database of their own, their page queries on a replica of it.
-  const separate = env.DATASETS_DATABASE_URL !== undefined && env.DATASETS_DATABASE_URL !== env.DATABASE_URL;
+  // The rows may live in a database of their own, their page queries on a replica of it. A
+  // DATASETS_DATABASE_URL that names a hot standby (of DATABASE_URL's cluster) is such a replica: rows are
+  // loaded into DATABASE_URL and read from the standby.
+  let readUrl = env.DATASETS_READ_URL;
+  let separate = env.DATASETS_DATABASE_URL !== undefined && env.DATASETS_DATABASE_URL !== env.DATABASE_URL;
+  if (separate && isPostgresUrl(env.DATASETS_DATABASE_URL as string)) {
+    const { isStandby } = await import('./store/postgres/postgres-store.ts');
+    if (await isStandby(env.DATASETS_DATABASE_URL as string)) {
+      if (readUrl !== undefined)
+        throw new Error('DATASETS_DATABASE_URL names a hot standby: leave DATASETS_READ_URL unset');
+      readUrl = env.DATASETS_DATABASE_URL;
+      separate = false;
+    }
+  }
   const rowsUrl = separate ? (env.DATASETS_DATABASE_URL as string) : env.DATABASE_URL;
-  if (env.DATASETS_READ_URL !== undefined && !isPostgresUrl(rowsUrl))
+  if (readUrl !== undefined && !isPostgresUrl(rowsUrl))
     throw new Error(
       'DATASETS_READ_URL needs the datasets on PostgreSQL (DATASETS_DATABASE_URL or DATABASE_URL)',
     );
-  const open = async (url: string, readUrl: string | undefined): Promise<Store> => {
+  const open = async (url: string, pagesUrl: string | undefined): Promise<Store> => {
     if (!isPostgresUrl(url)) return new SqliteStore(url);
     const { PostgresStore } = await import('./store/postgres/postgres-store.ts');
     const postgres = new PostgresStore(url, {
       max: env.DATABASE_POOL_MAX,
       health,
-      ...(readUrl === undefined ? {} : { readUrl }),
+      ...(pagesUrl === undefined ? {} : { readUrl: pagesUrl }),
     });
     metrics.observePool(() => postgres.poolStats());
     return postgres;
   };
-  let store = options.store ?? (await open(env.DATABASE_URL, separate ? undefined : env.DATASETS_READ_URL));
+  let store = options.store ?? (await open(env.DATABASE_URL, separate ? undefined : readUrl));
   store = withKeyCache(store, env.KEY_CACHE_TTL_MS, now);
   await store.migrate();
-  const rowStore: Datasets =
-    options.datasetStore ?? (separate ? await open(rowsUrl, env.DATASETS_READ_URL) : store);
+  const rowStore: Datasets = options.datasetStore ?? (separate ? await open(rowsUrl, readUrl) : store);
   if (rowStore !== store) await rowStore.migrate();
   // Each dataset's entity fields become its indexed key columns; a changed catalog re-keys its rows here.
   const layouts = new Map(datasets.map((d) => [d.key, d.entity_fields] as const));

@@ -154,6 +154,19 @@ export function isUnavailable(error: unknown): boolean {
   return typeof message === 'string' && refusingMessages.test(message);
 }
 
+/** Whether the database at `url` is a hot standby (in recovery: it serves reads, refuses writes). */
+export async function isStandby(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+    return rows[0]?.standby === true;
+  } finally {
+    await client.end();
+  }
+}
+
 /** Told when the database stops answering and when it answers again (the operator's log and metrics). */
 export interface StoreHealth {
   /** A statement was refused with a 503 (each time: a counter). */
