@@ -432,12 +432,19 @@ export class PostgresStore implements Store {
   }
 
   /** A transaction on one pooled connection; a connection that failed is discarded, not reused. */
-  async #tx<T>(work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  async #tx<T>(
+    work: (client: pg.PoolClient) => Promise<T>,
+    begin = 'BEGIN',
+    on: { pool: pg.Pool; translate: (error: unknown) => unknown } = {
+      pool: this.#pool,
+      translate: (error) => this.#translate(error),
+    },
+  ): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = await this.#pool.connect();
+      client = await on.pool.connect();
     } catch (error) {
-      throw this.#translate(error);
+      throw on.translate(error);
     }
     let broken: Error | undefined;
     try {
@@ -449,7 +456,7 @@ export class PostgresStore implements Store {
     } catch (error) {
       if (isUnavailable(error)) broken = error as Error;
       else await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw this.#translate(error);
+      throw on.translate(error);
     } finally {
       client.release(broken);
     }
@@ -1268,91 +1275,79 @@ export class PostgresStore implements Store {
     q: RowQuery,
     plan: ScanPlan,
   ): Promise<{ rows: DbRow[]; next: RowsPage['next']; examined: number }> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#readPool.connect();
-    } catch (error) {
-      throw this.#translateRead(error);
-    }
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const values: unknown[] = [q.dataset];
-      const cols = ['id, t, data, import_id, csv', ...plan.keyed.map((f) => f.column)].join(', ');
-      const source = walkSql(q, plan, cols, SCAN_CAP, values);
-      const check: string[] = [];
-      for (const { column, keys } of plan.keyed)
-        check.push(`s.${column} = ANY(${bindOf(values, keys)}::text[])`);
-      for (const { field, values: accepted } of plan.json) {
-        // The field name is a bound parameter of -> and ->>, never spliced into SQL. Text values (and
-        // booleans, as true/false) compare with the stored JSON text.
-        const name = bindOf(values, field);
-        // A number matches by its JSON text: the stores write rows with JSON.stringify, whose text of a
-        // double is unique to it, so equal text is equal value, and the row's JSON is parsed once, not
-        // three times (the type is looked at only when the text matched; CASE keeps that order).
-        check.push(
-          typeof accepted[0] === 'number'
-            ? `CASE WHEN s.data ->> ${name} = ANY(${bindOf(
-                values,
-                (accepted as number[]).map((n) => JSON.stringify(n)),
-              )}::text[])
-                 THEN json_typeof(s.data -> ${name}) = 'number' ELSE false END`
-            : `s.data ->> ${name} = ANY(${bindOf(values, accepted)}::text[])`,
-        );
-      }
-      const csv =
-        q.csvColumns === undefined
-          ? 'NULL'
-          : `CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = $1) = ${bindOf(values, q.csvColumns)} THEN s.csv END`;
-      const hits = (
-        await client.query<DbRow>(
-          this.#pageStatement(
-            `SELECT s.id, s.t, s.data::text AS json, s.import_id, ${csv} AS csv FROM (${source}) s
-              WHERE ${check.join(' AND ')} LIMIT ${rowLimit(q.limit) + 1}`,
-            values,
-          ),
-        )
-      ).rows;
-      const keysetValues: unknown[] = [q.dataset];
-      const keyset = walkSql(q, plan, 't, id', SCAN_CAP, keysetValues);
-      let result: { rows: DbRow[]; next: RowsPage['next']; examined: number };
-      if (q.limit > 0 && hits.length > q.limit) {
-        const probe = hits[q.limit] as DbRow;
-        const t = bindOf(keysetValues, str(probe.t));
-        const id = bindOf(keysetValues, num(probe.id));
-        const counted = await client.query<DbRow>(
-          `SELECT count(*) AS n FROM (${keyset}) k WHERE (k.t, k.id) ${q.descending ? '>=' : '<='} (${t}, ${id}::int)`,
-          keysetValues,
-        );
-        hits.length = q.limit;
-        const last = hits.at(-1) as DbRow;
-        result = {
-          rows: hits,
-          next: { t: str(last.t), id: num(last.id) },
-          examined: num(counted.rows[0]?.n),
-        };
-      } else {
-        const counted = await client.query<DbRow>(`SELECT count(*) AS n FROM (${keyset}) k`, keysetValues);
-        const examined = num(counted.rows[0]?.n);
-        let next: RowsPage['next'] = null;
-        if (examined >= SCAN_CAP) {
-          const lastValues: unknown[] = [q.dataset];
-          const lastSql = walkSql(q, plan, 't, id', 1, lastValues, SCAN_CAP - 1);
-          const last = (await client.query<DbRow>(lastSql, lastValues)).rows[0];
-          if (last) next = { t: str(last.t), id: num(last.id) };
+    return this.#tx(
+      async (client) => {
+        const values: unknown[] = [q.dataset];
+        const cols = ['id, t, data, import_id, csv', ...plan.keyed.map((f) => f.column)].join(', ');
+        const source = walkSql(q, plan, cols, SCAN_CAP, values);
+        const check: string[] = [];
+        for (const { column, keys } of plan.keyed)
+          check.push(`s.${column} = ANY(${bindOf(values, keys)}::text[])`);
+        for (const { field, values: accepted } of plan.json) {
+          // The field name is a bound parameter of -> and ->>, never spliced into SQL. Text values (and
+          // booleans, as true/false) compare with the stored JSON text.
+          const name = bindOf(values, field);
+          // A number matches by its JSON text: the stores write rows with JSON.stringify, whose text of a
+          // double is unique to it, so equal text is equal value, and the row's JSON is parsed once, not
+          // three times (the type is looked at only when the text matched; CASE keeps that order).
+          check.push(
+            typeof accepted[0] === 'number'
+              ? `CASE WHEN s.data ->> ${name} = ANY(${bindOf(
+                  values,
+                  (accepted as number[]).map((n) => JSON.stringify(n)),
+                )}::text[])
+                     THEN json_typeof(s.data -> ${name}) = 'number' ELSE false END`
+              : `s.data ->> ${name} = ANY(${bindOf(values, accepted)}::text[])`,
+          );
         }
-        result = { rows: q.limit > 0 ? hits : [], next, examined: q.limit > 0 ? examined : 0 };
-      }
-      await client.query('COMMIT');
-      this.#answered();
-      return result;
-    } catch (error) {
-      if (isUnavailable(error)) broken = error as Error;
-      else await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw this.#translateRead(error);
-    } finally {
-      client.release(broken);
-    }
+        const csv =
+          q.csvColumns === undefined
+            ? 'NULL'
+            : `CASE WHEN (SELECT csv_columns FROM dataset_sources WHERE dataset = $1) = ${bindOf(values, q.csvColumns)} THEN s.csv END`;
+        const hits = (
+          await client.query<DbRow>(
+            this.#pageStatement(
+              `SELECT s.id, s.t, s.data::text AS json, s.import_id, ${csv} AS csv FROM (${source}) s
+                  WHERE ${check.join(' AND ')} LIMIT ${rowLimit(q.limit) + 1}`,
+              values,
+            ),
+          )
+        ).rows;
+        const keysetValues: unknown[] = [q.dataset];
+        const keyset = walkSql(q, plan, 't, id', SCAN_CAP, keysetValues);
+        let result: { rows: DbRow[]; next: RowsPage['next']; examined: number };
+        if (q.limit > 0 && hits.length > q.limit) {
+          const probe = hits[q.limit] as DbRow;
+          const t = bindOf(keysetValues, str(probe.t));
+          const id = bindOf(keysetValues, num(probe.id));
+          const counted = await client.query<DbRow>(
+            `SELECT count(*) AS n FROM (${keyset}) k WHERE (k.t, k.id) ${q.descending ? '>=' : '<='} (${t}, ${id}::int)`,
+            keysetValues,
+          );
+          hits.length = q.limit;
+          const last = hits.at(-1) as DbRow;
+          result = {
+            rows: hits,
+            next: { t: str(last.t), id: num(last.id) },
+            examined: num(counted.rows[0]?.n),
+          };
+        } else {
+          const counted = await client.query<DbRow>(`SELECT count(*) AS n FROM (${keyset}) k`, keysetValues);
+          const examined = num(counted.rows[0]?.n);
+          let next: RowsPage['next'] = null;
+          if (examined >= SCAN_CAP) {
+            const lastValues: unknown[] = [q.dataset];
+            const lastSql = walkSql(q, plan, 't, id', 1, lastValues, SCAN_CAP - 1);
+            const last = (await client.query<DbRow>(lastSql, lastValues)).rows[0];
+            if (last) next = { t: str(last.t), id: num(last.id) };
+          }
+          result = { rows: q.limit > 0 ? hits : [], next, examined: q.limit > 0 ? examined : 0 };
+        }
+        return result;
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+      { pool: this.#readPool, translate: (error) => this.#translateRead(error) },
+    );
   }
 
   async upsertRows(

@@ -1,27 +1,17 @@
 /**
  * The read workers of a file database (scan-worker.ts): started on the first read that checks rows one
  * by one, one job at a time each; one core fewer than the machine has (at least one), so that scans
- * never take every core from the serving thread. A bounded queue: past it a read is refused as a 503 to retry rather
- * than left to wait behind work it cannot see.
+ * never take every core from the serving thread. Jobs wait their turn in a ScanGate (row-scan.ts).
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { serviceUnavailable } from '../../errors.ts';
+import { ScanGate } from '../row-scan.ts';
 import type { ScanJob, ScanResult } from './row-sql.ts';
-
-/** Jobs waiting for a worker, at most: each is at most SCAN_CAP rows' work. */
-const MAX_QUEUED = 256;
-
-interface Job {
-  id: number;
-  job: ScanJob;
-  resolve: (result: ScanResult) => void;
-  reject: (error: unknown) => void;
-}
 
 interface Slot {
   worker: Worker;
-  running: Job | null;
+  running: { id: number; resolve: (result: ScanResult) => void; reject: (error: unknown) => void } | null;
 }
 
 const WORKER_URL = new URL(
@@ -31,37 +21,28 @@ const WORKER_URL = new URL(
 
 export class ScanWorkers {
   readonly #path: string;
-  readonly #size: number;
+  readonly #gate: ScanGate;
   readonly #slots: Slot[] = [];
-  readonly #queue: Job[] = [];
   #ids = 0;
   #closed = false;
 
   constructor(path: string, size = Math.max(1, Math.min(4, availableParallelism() - 1))) {
     this.#path = path;
-    this.#size = size;
+    this.#gate = new ScanGate(size);
   }
 
   run(job: ScanJob): Promise<ScanResult> {
-    if (this.#closed) return Promise.reject(serviceUnavailable('The service is shutting down.'));
-    if (this.#queue.length >= MAX_QUEUED)
-      return Promise.reject(serviceUnavailable('Too many filtered reads are waiting; nothing was served.'));
-    return new Promise<ScanResult>((resolve, reject) => {
-      this.#queue.push({ id: ++this.#ids, job, resolve, reject });
-      this.#dispatch();
+    return this.#gate.run(() => {
+      if (this.#closed) return Promise.reject(serviceUnavailable('The service is shutting down.'));
+      // The gate lets no more jobs run than there may be workers: one is idle, or may start.
+      const slot = this.#slots.find((s) => s.running === null) ?? this.#start();
+      return new Promise<ScanResult>((resolve, reject) => {
+        const id = ++this.#ids;
+        slot.running = { id, resolve, reject };
+        slot.worker.ref();
+        slot.worker.postMessage({ id, job });
+      });
     });
-  }
-
-  #dispatch(): void {
-    while (this.#queue.length > 0) {
-      let slot = this.#slots.find((s) => s.running === null);
-      if (!slot && this.#slots.length < this.#size) slot = this.#start();
-      if (!slot) return;
-      const next = this.#queue.shift() as Job;
-      slot.running = next;
-      slot.worker.ref();
-      slot.worker.postMessage({ id: next.id, job: next.job });
-    }
   }
 
   #start(): Slot {
@@ -74,18 +55,15 @@ export class ScanWorkers {
       const job = slot.running;
       slot.running = null;
       worker.unref();
-      if (job && job.id === answer.id) {
-        if (answer.error) job.reject(new Error(`read worker: ${answer.error.message}`));
-        else job.resolve(answer.result as ScanResult);
-      }
-      this.#dispatch();
+      if (job?.id !== answer.id) return;
+      if (answer.error) job.reject(new Error(`read worker: ${answer.error.message}`));
+      else job.resolve(answer.result as ScanResult);
     });
     const lost = (error: unknown) => {
       const index = this.#slots.indexOf(slot);
       if (index >= 0) this.#slots.splice(index, 1);
       slot.running?.reject(error instanceof Error ? error : new Error('read worker stopped'));
       slot.running = null;
-      if (!this.#closed) this.#dispatch();
     };
     worker.on('error', lost);
     worker.on('exit', () => lost(new Error('read worker stopped')));
@@ -101,7 +79,6 @@ export class ScanWorkers {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const job of this.#queue.splice(0)) job.reject(serviceUnavailable('The service is shutting down.'));
     await Promise.all(
       this.#slots.splice(0).map(
         (slot) =>

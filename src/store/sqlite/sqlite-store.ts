@@ -117,6 +117,19 @@ const KEY_LIST = entityKeyColumns.join(', ');
 const KEY_MARKS = entityKeyColumns.map(() => '?').join(', ');
 const INSERT_DATASET_ROW = `INSERT INTO dataset_rows (dataset, id, t, data, csv, ${KEY_LIST}) VALUES (?, ?, ?, ?, ?, ${KEY_MARKS})`;
 
+/**
+ * Sets a dataset's key columns from its stored JSON, as rowKeys does from a row, and records the layout
+ * they follow; in the caller's transaction.
+ */
+function rekey(db: DatabaseSync, dataset: string, entityFields: readonly string[]): void {
+  const { sql, params } = rekeySql(entityFields);
+  db.prepare(sql).run(...params, dataset);
+  db.prepare('UPDATE dataset_sources SET entity_fields = ? WHERE dataset = ?').run(
+    layoutText(entityFields),
+    dataset,
+  );
+}
+
 /** A statement that sets a dataset's key columns from its stored JSON, as rowKeys does from a row. */
 function rekeySql(entityFields: readonly string[]): { sql: string; params: SQLInputValue[] } {
   const params: SQLInputValue[] = [];
@@ -833,6 +846,36 @@ export class SqliteStore implements Store {
     csvColumns?: readonly string[],
     options: { ifLoadedAt?: number } = {},
   ): Promise<boolean> {
+    return this.#streamed(async (db) => {
+      const start = beginLoad(db, dataset, source, options.ifLoadedAt);
+      if (start === false) return false;
+      const insert = db.prepare(INSERT_DATASET_ROW);
+      const layout = this.#layoutOf(dataset);
+      let count = 0;
+      for await (const batch of batches) {
+        for (const row of batch) {
+          const csv = csvColumns ? csvRecord(row, csvColumns) : null;
+          insert.run(
+            dataset,
+            ++count,
+            String(row[timeField] ?? ''),
+            JSON.stringify(row),
+            csv,
+            ...rowKeys(row, layout),
+          );
+        }
+      }
+      finishLoad(db, dataset, source, count, start.previous, csvColumns, layout);
+      return true;
+    });
+  }
+
+  /**
+   * A streamed load's transaction: streamed loads of this process take turns; a file database is loaded
+   * on a connection of its own, which copies the load's WAL frames after the COMMIT (copyLoad). `work`
+   * returning false rolls back (nothing to load); throwing rolls back and is told as it is.
+   */
+  async #streamed<T>(work: (db: DatabaseSync) => Promise<T>): Promise<T> {
     const before = this.#streamLoads;
     let finished = () => {};
     this.#streamLoads = new Promise<void>((resolve) => {
@@ -848,31 +891,10 @@ export class SqliteStore implements Store {
         throw busyAsUnavailable(error);
       }
       try {
-        const start = beginLoad(db, dataset, source, options.ifLoadedAt);
-        if (start === false) {
-          db.exec('ROLLBACK');
-          return false;
-        }
-        const insert = db.prepare(INSERT_DATASET_ROW);
-        const layout = this.#layoutOf(dataset);
-        let count = 0;
-        for await (const batch of batches) {
-          for (const row of batch) {
-            const csv = csvColumns ? csvRecord(row, csvColumns) : null;
-            insert.run(
-              dataset,
-              ++count,
-              String(row[timeField] ?? ''),
-              JSON.stringify(row),
-              csv,
-              ...rowKeys(row, layout),
-            );
-          }
-        }
-        finishLoad(db, dataset, source, count, start.previous, csvColumns, layout);
-        db.exec('COMMIT');
-        if (db !== this.#db) copyLoad(db);
-        return true;
+        const result = await work(db);
+        db.exec(result === false ? 'ROLLBACK' : 'COMMIT');
+        if (result !== false && db !== this.#db) copyLoad(db);
+        return result;
       } catch (error) {
         if (db.isTransaction) db.exec('ROLLBACK');
         throw busyAsUnavailable(error);
@@ -896,17 +918,6 @@ export class SqliteStore implements Store {
     return this.#layouts.get(dataset) ?? [];
   }
 
-  /** Sets a dataset's key columns for `entityFields` from its stored rows, in the caller's transaction. */
-  #rekey(dataset: string, entityFields: readonly string[]): void {
-    const { sql, params } = rekeySql(entityFields);
-    this.#run(sql, ...params, dataset);
-    this.#run(
-      'UPDATE dataset_sources SET entity_fields = ? WHERE dataset = ?',
-      layoutText(entityFields),
-      dataset,
-    );
-  }
-
   async syncLayouts(layouts: ReadonlyMap<string, readonly string[]>): Promise<{ rekeyed: string[] }> {
     this.#layouts = new Map(layouts);
     const rekeyed: string[] = [];
@@ -914,7 +925,7 @@ export class SqliteStore implements Store {
       const dataset = str(row.dataset);
       const layout = this.#layoutOf(dataset);
       if (optStr(row.entity_fields) === layoutText(layout)) continue;
-      this.#tx(() => this.#rekey(dataset, layout));
+      this.#tx(() => rekey(this.#db, dataset, layout));
       rekeyed.push(dataset);
     }
     return { rekeyed };
@@ -937,7 +948,7 @@ export class SqliteStore implements Store {
     if (plan.capped) {
       found = await this.#scan(scanJob(q, plan));
     } else {
-      found = this.#tx(() => {
+      const page = (): ScanResult => {
         const csv = this.#csvCounts(q.dataset, q.csvColumns);
         const { sql, params } = walk(q, plan, ROW_COLUMNS, q.limit + 1);
         const rows = this.#stmt(sql, true).all(...params) as unknown as unknown[][];
@@ -950,7 +961,10 @@ export class SqliteStore implements Store {
           next = q.limit > 0 ? { t: str(last[1]), id: num(last[0]) } : null;
         }
         return { rows, next, examined };
-      }, 'DEFERRED');
+      };
+      // The columns the lines were rendered over and the rows, from one snapshot; one statement alone
+      // needs no transaction of its own.
+      found = withCsv ? this.#tx(page, 'DEFERRED') : page();
     }
     const rows = found.rows.map(([id, t, data, importId, line]) => {
       const row: StoredRow = { id: num(id), t: str(t), json: str(data), importId: optNum(importId) };
@@ -1048,128 +1062,88 @@ export class SqliteStore implements Store {
     csvColumns?: readonly string[],
     options: { naturalKey?: readonly string[] } = {},
   ): Promise<ImportRun> {
-    const before = this.#streamLoads;
-    let finished = () => {};
-    this.#streamLoads = new Promise<void>((resolve) => {
-      finished = resolve;
-    });
-    await before;
-    let db: DatabaseSync | undefined;
-    try {
-      db = this.#path === ':memory:' ? this.#db : openDatabase(this.#path);
-      const on = db;
+    return this.#streamed(async (on) => {
       const get = (sql: string, ...params: SQLInputValue[]) =>
         on.prepare(sql).get(...params) as DbRow | undefined;
-      try {
-        on.exec('BEGIN IMMEDIATE');
-      } catch (error) {
-        throw busyAsUnavailable(error);
+      const present = get(
+        'SELECT source, loaded_at, entity_fields FROM dataset_sources WHERE dataset = ?',
+        dataset,
+      );
+      const layout = this.#layoutOf(dataset);
+      if (present && str(present.source) === 'sample')
+        on.prepare('DELETE FROM dataset_rows WHERE dataset = ?').run(dataset);
+      else if (present && optStr(present.entity_fields) !== layoutText(layout)) rekey(on, dataset, layout);
+      if (present && str(present.source) === 'import' && options.naturalKey) {
+        // Rows a replacing load wrote have no natural key yet: given one here, once, so that this import
+        // replaces them rather than adding them again (a key two of them share stays on the first).
+        on.prepare(
+          `UPDATE OR IGNORE dataset_rows SET nk = ${generatedKeySql(options.naturalKey)} WHERE dataset = ? AND nk IS NULL`,
+        ).run(dataset);
       }
-      try {
-        const present = get(
-          'SELECT source, loaded_at, entity_fields FROM dataset_sources WHERE dataset = ?',
+      const runId = num(
+        get(
+          `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
+           imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, NULL, NULL) RETURNING id`,
           dataset,
-        );
-        const layout = this.#layoutOf(dataset);
-        if (present && str(present.source) === 'sample')
-          on.prepare('DELETE FROM dataset_rows WHERE dataset = ?').run(dataset);
-        else if (present && optStr(present.entity_fields) !== layoutText(layout)) {
-          const { sql, params } = rekeySql(layout);
-          on.prepare(sql).run(...params, dataset);
-        }
-        if (present && str(present.source) === 'import' && options.naturalKey) {
-          // Rows a replacing load wrote have no natural key yet: given one here, once, so that this import
-          // replaces them rather than adding them again (a key two of them share stays on the first).
-          on.prepare(
-            `UPDATE OR IGNORE dataset_rows SET nk = ${generatedKeySql(options.naturalKey)} WHERE dataset = ? AND nk IS NULL`,
-          ).run(dataset);
-        }
-        const runId = num(
-          get(
-            `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
-               imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, NULL, NULL) RETURNING id`,
-            dataset,
-            run.importer,
-            run.sourceName,
-            run.fileName,
-            run.sha256,
-            run.licence,
-            run.attribution,
-            run.importedAt,
-            run.rowsRead,
-            run.rowsRejected,
-          )?.id,
-        );
-        let nextId = num(
-          get('SELECT COALESCE(max(id), 0) AS id FROM dataset_rows WHERE dataset = ?', dataset)?.id,
-        );
-        const existing = on.prepare('SELECT import_id FROM dataset_rows WHERE dataset = ? AND nk = ?');
-        const replace = on.prepare(
-          `UPDATE dataset_rows SET t = ?, data = ?, csv = ?, import_id = ?, ${entityKeyColumns.map((k) => `${k} = ?`).join(', ')}
-            WHERE dataset = ? AND nk = ?`,
-        );
-        const insert = on.prepare(
-          `INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${KEY_LIST})
-            VALUES (?, ?, ?, ?, ?, ?, ?, ${KEY_MARKS})`,
-        );
-        let written = 0;
-        let replaced = 0;
-        let seen = 0;
-        let firstT: string | null = null;
-        let lastT: string | null = null;
-        for await (const batch of batches) {
-          seen += batch.length;
-          for (const { key, row } of batch) {
-            const t = String(row[timeField] ?? '');
-            if (t !== '' && (firstT === null || t < firstT)) firstT = t;
-            if (t !== '' && (lastT === null || t > lastT)) lastT = t;
-            const csv = csvColumns ? csvRecord(row, csvColumns) : null;
-            const keys = rowKeys(row, layout);
-            const stored = existing.get(dataset, key);
-            if (stored) {
-              replace.run(t, JSON.stringify(row), csv, runId, ...keys, dataset, key);
-              // A key this import already wrote (the file repeats it) was counted then.
-              if (optNum(stored.import_id) !== runId) {
-                replaced++;
-                written++;
-              }
-            } else {
-              insert.run(dataset, ++nextId, t, JSON.stringify(row), csv, key, runId, ...keys);
+          run.importer,
+          run.sourceName,
+          run.fileName,
+          run.sha256,
+          run.licence,
+          run.attribution,
+          run.importedAt,
+          run.rowsRead,
+          run.rowsRejected,
+        )?.id,
+      );
+      let nextId = num(
+        get('SELECT COALESCE(max(id), 0) AS id FROM dataset_rows WHERE dataset = ?', dataset)?.id,
+      );
+      const existing = on.prepare('SELECT import_id FROM dataset_rows WHERE dataset = ? AND nk = ?');
+      const replace = on.prepare(
+        `UPDATE dataset_rows SET t = ?, data = ?, csv = ?, import_id = ?, ${entityKeyColumns.map((k) => `${k} = ?`).join(', ')}
+        WHERE dataset = ? AND nk = ?`,
+      );
+      const insert = on.prepare(
+        `INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${KEY_LIST})
+        VALUES (?, ?, ?, ?, ?, ?, ?, ${KEY_MARKS})`,
+      );
+      let written = 0;
+      let replaced = 0;
+      let seen = 0;
+      let firstT: string | null = null;
+      let lastT: string | null = null;
+      for await (const batch of batches) {
+        seen += batch.length;
+        for (const { key, row } of batch) {
+          const t = String(row[timeField] ?? '');
+          if (t !== '' && (firstT === null || t < firstT)) firstT = t;
+          if (t !== '' && (lastT === null || t > lastT)) lastT = t;
+          const csv = csvColumns ? csvRecord(row, csvColumns) : null;
+          const keys = rowKeys(row, layout);
+          const stored = existing.get(dataset, key);
+          if (stored) {
+            replace.run(t, JSON.stringify(row), csv, runId, ...keys, dataset, key);
+            // A key this import already wrote (the file repeats it) was counted then.
+            if (optNum(stored.import_id) !== runId) {
+              replaced++;
               written++;
             }
+          } else {
+            insert.run(dataset, ++nextId, t, JSON.stringify(row), csv, key, runId, ...keys);
+            written++;
           }
         }
-        // A generic import knows how many rows it read only now.
-        on.prepare(
-          'UPDATE import_runs SET rows_read = max(rows_read, ?), rows_inserted = ?, rows_replaced = ?, first_t = ?, last_t = ? WHERE id = ?',
-        ).run(seen, written - replaced, replaced, firstT, lastT, runId);
-        const total = num(get('SELECT count(*) AS n FROM dataset_rows WHERE dataset = ?', dataset)?.n);
-        const previous = present ? num(present.loaded_at) : 0;
-        on.prepare(
-          `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
-           VALUES (?, 'import', ?, ?, ?, ?)
-           ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count,
-             loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns, entity_fields = excluded.entity_fields`,
-        ).run(
-          dataset,
-          total,
-          Math.max(Date.now(), previous + 1),
-          csvColumns ? csvColumnsKey(csvColumns) : null,
-          layoutText(layout),
-        );
-        const recorded = importRunFrom(get('SELECT * FROM import_runs WHERE id = ?', runId) as DbRow);
-        on.exec('COMMIT');
-        if (on !== this.#db) copyLoad(on);
-        return recorded;
-      } catch (error) {
-        if (on.isTransaction) on.exec('ROLLBACK');
-        throw busyAsUnavailable(error);
       }
-    } finally {
-      if (db !== undefined && db !== this.#db) db.close();
-      finished();
-    }
+      // A generic import knows how many rows it read only now.
+      on.prepare(
+        'UPDATE import_runs SET rows_read = max(rows_read, ?), rows_inserted = ?, rows_replaced = ?, first_t = ?, last_t = ? WHERE id = ?',
+      ).run(seen, written - replaced, replaced, firstT, lastT, runId);
+      const total = num(get('SELECT count(*) AS n FROM dataset_rows WHERE dataset = ?', dataset)?.n);
+      finishLoad(on, dataset, 'import', total, present ? num(present.loaded_at) : null, csvColumns, layout);
+      return importRunFrom(get('SELECT * FROM import_runs WHERE id = ?', runId) as DbRow);
+    });
   }
 
   async listImportRuns(
