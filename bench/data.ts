@@ -9,16 +9,13 @@
  * 16 connections of worst reads from one key while another key reads one page at a time: that key's
  * p99. Every read is metered; the ledger is audited after each run.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Row } from '../src/catalog/types.ts';
-import { loadServiceFile, parseEnv } from '../src/config.ts';
+import { parseEnv } from '../src/config.ts';
 import { buildDeps, closeDeps } from '../src/deps.ts';
-import { newId } from '../src/domain/ids.ts';
-import { tokensToMicros } from '../src/domain/money.ts';
-import { utcMonth } from '../src/domain/pricing.ts';
 import { SCAN_CAP } from '../src/store/row-scan.ts';
 import {
   type Audit,
@@ -26,6 +23,7 @@ import {
   auditStore,
   builtServer,
   type Figures,
+  fundedKey,
   line,
   load,
   machine,
@@ -36,6 +34,7 @@ import {
   startChild,
   stopChild,
   summarise,
+  writeBenchConfig,
 } from './lib.ts';
 
 const args = parseArgs(process.argv.slice(2));
@@ -49,10 +48,7 @@ const DAYS = 250;
 const DATASET = 'equities/stock-prices';
 
 const dir = mkdtempSync(join(tmpdir(), 'tmd-data-'));
-const config = loadServiceFile('config/service.json');
-for (const tier of config.pricing.loyalty_tiers) tier.rate_limit = 1_000_000_000;
-config.limits.wallet.concurrent = 10_000;
-writeFileSync(join(dir, 'service.json'), JSON.stringify(config));
+writeBenchConfig(dir);
 
 const cleanups: (() => Promise<void>)[] = [];
 /** A fresh database for one setup: a file, or a PostgreSQL database dropped after the run. */
@@ -138,27 +134,7 @@ async function provision(id: Setup['id'], rows: number): Promise<Setup> {
   await deps.store.loadRowsStream(DATASET, entry.dataset.time_field, generate(rows), 'import', entry.columns);
   const loadedIn = (Date.now() - started) / 1000;
   const keys: string[] = [];
-  for (const n of [1, 2]) {
-    const now = Date.now();
-    const account = await deps.store.createAccount(
-      {
-        id: newId('acc'),
-        email: `data${n}@example.com`,
-        passwordHash: null,
-        walletId: newId('wal'),
-        createdAt: now,
-        publicTestStartedAt: null,
-      },
-      utcMonth(now),
-    );
-    await deps.store.credit({
-      walletId: account.walletId,
-      kind: 'topup',
-      amountMicros: tokensToMicros(1_000_000_000),
-      at: now,
-    });
-    keys.push((await deps.credentials.createLiveKey(account, 'bench', null)).secret);
-  }
+  for (const n of [1, 2]) keys.push((await fundedKey(deps, `data${n}@example.com`)).secret);
   await closeDeps(deps);
   console.log(`  ${id}: ${rows.toLocaleString('en')} rows loaded in ${loadedIn.toFixed(1)} s`);
   return { id, rows, env, databaseUrl: database.url, keys };

@@ -10,12 +10,12 @@
  * resident memory (VmRSS) under the load, and audits each ledger after every run.
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { generateSampleRows } from '../src/catalog/sample-data.ts';
-import { loadServiceFile, parseEnv } from '../src/config.ts';
+import { parseEnv } from '../src/config.ts';
 import { buildDeps, closeDeps } from '../src/deps.ts';
 import { newId } from '../src/domain/ids.ts';
 import { newKey } from '../src/domain/keys.ts';
@@ -36,6 +36,7 @@ import {
   startChild,
   stopChild,
   summarise,
+  writeBenchConfig,
 } from './lib.ts';
 
 const args = parseArgs(process.argv.slice(2));
@@ -51,10 +52,7 @@ const fewKeys = 100;
 const manyKeys = Number(args.get('keys') ?? 100_000);
 
 const dir = mkdtempSync(join(tmpdir(), 'tmd-grow-'));
-const config = loadServiceFile('config/service.json');
-for (const tier of config.pricing.loyalty_tiers) tier.rate_limit = 1_000_000_000;
-config.limits.wallet.concurrent = 10_000;
-writeFileSync(join(dir, 'service.json'), JSON.stringify(config));
+writeBenchConfig(dir);
 
 const envFor = (name: string) => ({
   CONFIG_FILE: join(dir, 'service.json'),

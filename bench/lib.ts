@@ -6,8 +6,13 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { isPostgresUrl } from '../src/deps.ts';
+import { loadServiceFile } from '../src/config.ts';
+import { type Deps, isPostgresUrl } from '../src/deps.ts';
+import { newId } from '../src/domain/ids.ts';
+import { tokensToMicros } from '../src/domain/money.ts';
+import { utcMonth } from '../src/domain/pricing.ts';
 import type { Store } from '../src/store/port.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
@@ -340,4 +345,45 @@ export function saveResults(section: string, value: unknown): void {
     : {};
   all[section] = value;
   writeFileSync(RESULTS_FILE, `${JSON.stringify(all, null, 2)}\n`);
+}
+
+/**
+ * The service file the benchmarks run with, written into `dir` as service.json: the limiter stays in
+ * the path, its limits raised so that the load is measured, not refused.
+ */
+export function writeBenchConfig(dir: string): string {
+  const config = loadServiceFile('config/service.json');
+  for (const tier of config.pricing.loyalty_tiers) tier.rate_limit = 1_000_000_000;
+  config.limits.wallet.concurrent = 10_000;
+  const file = join(dir, 'service.json');
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+/** A bench customer: an account, its wallet topped up with 1,000,000,000 tokens, and a live key. */
+export async function fundedKey(
+  deps: Deps,
+  email: string,
+  name = 'bench',
+): Promise<{ secret: string; walletId: string }> {
+  const now = Date.now();
+  const account = await deps.store.createAccount(
+    {
+      id: newId('acc'),
+      email,
+      passwordHash: null,
+      walletId: newId('wal'),
+      createdAt: now,
+      publicTestStartedAt: null,
+    },
+    utcMonth(now),
+  );
+  await deps.store.credit({
+    walletId: account.walletId,
+    kind: 'topup',
+    amountMicros: tokensToMicros(1_000_000_000),
+    at: now,
+  });
+  const issued = await deps.credentials.createLiveKey(account, name, null);
+  return { secret: issued.secret, walletId: account.walletId };
 }

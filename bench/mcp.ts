@@ -5,9 +5,7 @@
  */
 import type { Env } from '../src/config.ts';
 import { buildDeps, closeDeps } from '../src/deps.ts';
-import { newId } from '../src/domain/ids.ts';
-import { tokensToMicros } from '../src/domain/money.ts';
-import { utcMonth } from '../src/domain/pricing.ts';
+import { fundedKey } from './lib.ts';
 
 export interface McpLoad {
   name: string;
@@ -57,27 +55,9 @@ export function mcpLoads(key: string, dataset: string, limit: number): McpLoad[]
 /** A wallet-backed key on its own account, for the MCP runs. */
 export async function provisionMcpKey(env: Env): Promise<{ key: string; walletId: string }> {
   const deps = await buildDeps({ env });
-  const now = Date.now();
-  const account = await deps.store.createAccount(
-    {
-      id: newId('acc'),
-      email: 'bench-mcp@example.com',
-      passwordHash: null,
-      walletId: newId('wal'),
-      createdAt: now,
-      publicTestStartedAt: null,
-    },
-    utcMonth(now),
-  );
-  await deps.store.credit({
-    walletId: account.walletId,
-    kind: 'topup',
-    amountMicros: tokensToMicros(1_000_000_000),
-    at: now,
-  });
-  const issued = await deps.credentials.createLiveKey(account, 'bench-mcp', null);
+  const { secret, walletId } = await fundedKey(deps, 'bench-mcp@example.com', 'bench-mcp');
   await closeDeps(deps);
-  return { key: issued.secret, walletId: account.walletId };
+  return { key: secret, walletId };
 }
 
 /** Burn entries on the MCP wallet: one per served read_dataset call. */

@@ -8,21 +8,19 @@
  * `--grow` runs the growth mode instead (bench/grow.ts), `--data` the large-dataset reads (bench/data.ts). Results go to bench/results/latest.json, which
  * `npm run bench:docs` turns into the tables of docs/benchmarks.md.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { loadServiceFile, parseEnv } from '../src/config.ts';
+import { parseEnv } from '../src/config.ts';
 import { buildDeps, closeDeps } from '../src/deps.ts';
-import { newId } from '../src/domain/ids.ts';
-import { tokensToMicros } from '../src/domain/money.ts';
-import { utcMonth } from '../src/domain/pricing.ts';
 import {
   type Audit,
   auditLine,
   auditStore,
   builtServer,
   type Figures,
+  fundedKey,
   type LoadOptions,
   line,
   load,
@@ -33,6 +31,7 @@ import {
   startChild,
   stopChild,
   summarise,
+  writeBenchConfig,
 } from './lib.ts';
 import { countBurns, mcpLoads, provisionMcpKey } from './mcp.ts';
 
@@ -65,11 +64,7 @@ const wallets = Number(args.get('wallets') ?? 1);
 const logged = args.has('log');
 
 const dir = mkdtempSync(join(tmpdir(), 'tmd-bench-'));
-// The limiter stays in the path; its limits are raised so the load is measured, not refused.
-const config = loadServiceFile('config/service.json');
-for (const tier of config.pricing.loyalty_tiers) tier.rate_limit = 1_000_000_000;
-config.limits.wallet.concurrent = 10_000;
-writeFileSync(join(dir, 'service.json'), JSON.stringify(config));
+writeBenchConfig(dir);
 // --backend=postgres: the service on PostgreSQL + Redis (a fresh database `tmd_bench_*`, dropped after;
 // BENCH_DATABASE_URL / BENCH_REDIS_URL override the servers); the bare route reads the same rows.
 let databaseUrl = join(dir, 'bench.sqlite');
@@ -105,28 +100,10 @@ const baseEnv = {
 
 async function provision(n = 0): Promise<string> {
   const deps = await buildDeps({ env: parseEnv(baseEnv) });
-  const now = Date.now();
-  const account = await deps.store.createAccount(
-    {
-      id: newId('acc'),
-      email: `bench${n}@example.com`,
-      passwordHash: null,
-      walletId: newId('wal'),
-      createdAt: now,
-      publicTestStartedAt: null,
-    },
-    utcMonth(now),
-  );
-  await deps.store.credit({
-    walletId: account.walletId,
-    kind: 'topup',
-    amountMicros: tokensToMicros(1_000_000_000),
-    at: now,
-  });
-  const issued = await deps.credentials.createLiveKey(account, 'bench', null);
+  const { secret } = await fundedKey(deps, `bench${n}@example.com`);
   await deps.reads.ensureRows(deps.reads.resolve(dataset));
   await closeDeps(deps);
-  return issued.secret;
+  return secret;
 }
 
 const key = await provision();

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SCAN_CAP } from '../src/catalog/read-plan.ts';
 import type { Row } from '../src/catalog/types.ts';
+import { stockPriceRow } from './helpers/rows.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -35,21 +36,14 @@ before(async () => {
   walletId = wallet.account.walletId;
   for (let s = 0; s < SYMBOLS; s++) {
     for (let d = 0; d < DAYS; d++) {
-      const close = 100 + s + d / 100;
-      rows.push({
-        symbol: `S${String(s).padStart(2, '0')}`,
-        exchange: s % 2 ? 'NASDAQ' : 'NYSE',
-        mic: s % 2 ? 'XNAS' : 'XNYS',
-        date: new Date(Date.UTC(2025, 0, 1 + d)).toISOString().slice(0, 10),
-        open: close,
-        high: close,
-        low: close,
-        close,
-        adj_close: close,
-        vwap: close,
-        volume: s * 1000 + d,
-        currency: 'USD',
-      });
+      rows.push(
+        stockPriceRow(
+          `S${String(s).padStart(2, '0')}`,
+          new Date(Date.UTC(2025, 0, 1 + d)).toISOString().slice(0, 10),
+          100 + s + d / 100,
+          { exchange: s % 2 ? 'NASDAQ' : 'NYSE', mic: s % 2 ? 'XNAS' : 'XNYS', volume: s * 1000 + d },
+        ),
+      );
     }
   }
   const entry = server.deps.reads.resolve(DATASET);

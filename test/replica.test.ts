@@ -6,30 +6,15 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import pg from 'pg';
-import type { Row } from '../src/catalog/types.ts';
 import { sqlOn } from './helpers/backends.ts';
 import { replicatedPair } from './helpers/replica.ts';
+import { stockPriceRow } from './helpers/rows.ts';
 import { assertLedgerBalanced, bearer, startServer, walletAccount } from './helpers/server.ts';
 
 const pair = replicatedPair();
 const skip = 'skip' in pair ? pair.skip : false;
 after(() => {
   if (!('skip' in pair)) pair.stop();
-});
-
-const day = (symbol: string, date: string, close: number): Row => ({
-  symbol,
-  exchange: 'NASDAQ',
-  mic: 'XNAS',
-  date,
-  open: close,
-  high: close,
-  low: close,
-  close,
-  adj_close: close,
-  vwap: close,
-  volume: 1000,
-  currency: 'USD',
 });
 
 /** Waits until the standby has replayed everything the primary has written so far. */
@@ -55,9 +40,13 @@ test('a hot standby as DATASETS_DATABASE_URL: reads from it, imports and debits 
   const server = await startServer({ env: { DATABASE_URL: primaryUrl, DATASETS_DATABASE_URL: standbyUrl } });
   try {
     const { key, account } = await walletAccount(server, 100);
-    await server.deps.operator.importRows('equities/stock-prices', [day('AAPL', '2026-01-05', 10)], {
-      mode: 'replace',
-    });
+    await server.deps.operator.importRows(
+      'equities/stock-prices',
+      [stockPriceRow('AAPL', '2026-01-05', 10)],
+      {
+        mode: 'replace',
+      },
+    );
     await caughtUp(primaryUrl, standbyUrl);
     const read = () =>
       server.request('GET', '/api/v1/data/equities/stock-prices?symbol=AAPL&fields=date,close', {
@@ -75,8 +64,8 @@ test('a hot standby as DATASETS_DATABASE_URL: reads from it, imports and debits 
     // With the standby's replay paused, an import on the primary is not seen yet: the old rows, whole.
     await sqlOn(standbyUrl, 'SELECT pg_wal_replay_pause()');
     await server.deps.operator.importRows('equities/stock-prices', [
-      day('AAPL', '2026-01-05', 11),
-      day('AAPL', '2026-01-06', 12),
+      stockPriceRow('AAPL', '2026-01-05', 11),
+      stockPriceRow('AAPL', '2026-01-06', 12),
     ]);
     const lagging = await read();
     assert.deepEqual(lagging.json.data, [{ date: '2026-01-05', close: 10 }]);
