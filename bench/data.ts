@@ -7,12 +7,16 @@
  * the newest page; one symbol; one symbol over a quarter; an absent symbol; ten symbols; a filter no
  * index serves (a scan to SCAN_CAP that finds nothing: the worst accepted read). Then, on the large one,
  * 16 connections of worst reads from one key while another key reads one page at a time: that key's
- * p99. Every read is metered; the ledger is audited after each run.
+ * p99. Every read is metered; the ledger is audited after each run. With --external (PostgreSQL), a
+ * third service serves the large dataset from an operator's own table of as many rows
+ * (`external_datasets`), read through a role that may only read.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { csvRecord } from '../src/catalog/csv.ts';
 import type { Row } from '../src/catalog/types.ts';
 import { parseEnv } from '../src/config.ts';
 import { buildDeps, closeDeps } from '../src/deps.ts';
@@ -44,6 +48,8 @@ const seconds = Number(args.get('duration') ?? 4);
 const rounds = Number(args.get('rounds') ?? 3);
 const connections = Number(args.get('connections') ?? 16);
 const largeRows = Number(args.get('rows') ?? 1_000_000);
+const external = args.has('external');
+if (external && backend !== 'postgres') throw new Error('--external needs --backend=postgres');
 const DAYS = 250;
 const DATASET = 'equities/stock-prices';
 
@@ -107,8 +113,56 @@ async function* generate(rows: number): AsyncGenerator<Row[]> {
   if (batch.length > 0) yield batch;
 }
 
+/** The operator's own table of `rows` prices (loaded with COPY) and a role that may only read it. */
+async function operatorTable(rows: number): Promise<string> {
+  const { url } = await databaseFor('operator');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const role = `tmd_bench_reader_${Date.now().toString(36)}`;
+  await client.query(`CREATE TABLE prices (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    symbol text, exchange text, mic text, date date, open float8, high float8, low float8, close float8,
+    adj_close float8, vwap float8, volume bigint, currency text)`);
+  const columns = [
+    'symbol',
+    'exchange',
+    'mic',
+    'date',
+    'open',
+    'high',
+    'low',
+    'close',
+    'adj_close',
+    'vwap',
+    'volume',
+    'currency',
+  ];
+  const copy = client.query(copyFrom(`COPY prices (${columns.join(', ')}) FROM STDIN (FORMAT csv)`));
+  for await (const batch of generate(rows))
+    if (!copy.write(batch.map((row) => `${csvRecord(row, columns)}\n`).join('')))
+      await new Promise((resolve) => copy.once('drain', resolve));
+  await new Promise((resolve, reject) => copy.end(resolve).once('error', reject));
+  for (const lead of ['symbol', 'exchange', 'mic'])
+    await client.query(`CREATE INDEX ON prices (${lead}, date, id)`);
+  await client.query('CREATE INDEX ON prices (date, id)');
+  await client.query('ANALYZE prices');
+  await client.query(`CREATE ROLE ${role} LOGIN; GRANT SELECT ON prices TO ${role}`);
+  cleanups.push(async () => {
+    await client.end();
+    const admin = new pg.Client({
+      connectionString: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    });
+    await admin.connect();
+    // The operator database is dropped first (cleanups run in order), then its role.
+    await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
+    await admin.end();
+  });
+  const reader = new URL(url);
+  reader.username = role;
+  return reader.toString();
+}
+
 interface Setup {
-  id: 'small' | 'large';
+  id: 'small' | 'large' | 'external';
   rows: number;
   env: Record<string, string>;
   databaseUrl: string;
@@ -117,8 +171,30 @@ interface Setup {
 
 async function provision(id: Setup['id'], rows: number): Promise<Setup> {
   const database = await databaseFor(id);
+  let configFile = join(dir, 'service.json');
+  const operator: Record<string, string> = {};
+  if (id === 'external') {
+    const started = Date.now();
+    operator.TMD_BENCH_OPERATOR_URL = await operatorTable(rows);
+    console.log(
+      `  operator table: ${rows.toLocaleString('en')} rows copied and indexed in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+    const config = JSON.parse(readFileSync(configFile, 'utf8'));
+    config.external_datasets = [
+      {
+        dataset: DATASET,
+        url_env: 'TMD_BENCH_OPERATOR_URL',
+        relation: 'prices',
+        id_column: 'id',
+        provenance: 'bench',
+      },
+    ];
+    configFile = join(dir, 'service-external.json');
+    writeFileSync(configFile, JSON.stringify(config));
+  }
   const env = {
-    CONFIG_FILE: join(dir, 'service.json'),
+    CONFIG_FILE: configFile,
+    ...operator,
     ...process.env,
     ...database.env,
     DATABASE_URL: database.url,
@@ -128,15 +204,23 @@ async function provision(id: Setup['id'], rows: number): Promise<Setup> {
     HOST: '127.0.0.1',
     PORT: '0',
   } as Record<string, string>;
-  const deps = await buildDeps({ env: parseEnv(env) });
+  const deps = await buildDeps({ env: parseEnv(env), environ: env });
   const entry = deps.reads.resolve(DATASET);
   const started = Date.now();
-  await deps.store.loadRowsStream(DATASET, entry.dataset.time_field, generate(rows), 'import', entry.columns);
+  if (id !== 'external')
+    await deps.store.loadRowsStream(
+      DATASET,
+      entry.dataset.time_field,
+      generate(rows),
+      'import',
+      entry.columns,
+    );
   const loadedIn = (Date.now() - started) / 1000;
   const keys: string[] = [];
   for (const n of [1, 2]) keys.push((await fundedKey(deps, `data${n}@example.com`)).secret);
   await closeDeps(deps);
-  console.log(`  ${id}: ${rows.toLocaleString('en')} rows loaded in ${loadedIn.toFixed(1)} s`);
+  if (id !== 'external')
+    console.log(`  ${id}: ${rows.toLocaleString('en')} rows loaded in ${loadedIn.toFixed(1)} s`);
   return { id, rows, env, databaseUrl: database.url, keys };
 }
 
@@ -166,6 +250,7 @@ console.log(
   `data benchmark: ${DATASET}, ${backend === 'postgres' ? 'PostgreSQL + Redis' : 'SQLite (WAL)'}, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, medians`,
 );
 const setups = [await provision('small', 10_000), await provision('large', largeRows)];
+if (external) setups.push(await provision('external', largeRows));
 const services = [];
 for (const setup of setups) {
   services.push({
@@ -251,6 +336,9 @@ const largeCpus = reads(largeRows)
   .map((r) => cpu(`large:${r.id}`))
   .filter((v): v is number => v !== null);
 ratios['worst/median, large'] = largeCpus.length ? Math.max(...largeCpus) / median(largeCpus) : null;
+if (external)
+  for (const id of indexed)
+    ratios[`${id}, external/large`] = ratio(cpu(`external:${id}`), cpu(`large:${id}`));
 const otherP99 = median(isolation.map((i) => i.other.p99));
 console.log(
   `targets (CPU per read${backend === 'postgres' ? ' of the service, PostgreSQL and Redis' : ''}):`,
@@ -261,6 +349,10 @@ for (const id of indexed) {
   );
 }
 console.log(`  worst read = median × ${times(ratios['worst/median, large'] ?? null)} (target <= 10 ×)`);
+if (external)
+  console.log(
+    `  one symbol from the operator's table = stored × ${times(ratios['entity, external/large'] ?? null)} (target <= 1.5 ×)`,
+  );
 console.log(
   `  another key's p99 while 16 worst reads run: ${otherP99} ms (target < 50 ms; rounds: ${isolation.map((i) => i.other.p99).join(', ')} ms; worst reads served ${isolation.map((i) => i.worst.rps.toFixed(0)).join(', ')} /s)`,
 );
@@ -276,7 +368,7 @@ saveResults(`data-${backend}`, {
   options: {
     backend,
     dataset: DATASET,
-    rows: { small: 10_000, large: largeRows },
+    rows: { small: 10_000, large: largeRows, ...(external ? { external: largeRows } : {}) },
     connections,
     rounds,
     seconds,

@@ -118,6 +118,19 @@ const limitSchema = z.strictObject({
   concurrent: z.int().positive(),
 });
 
+/** A dataset served from the operator's own PostgreSQL table (`src/store/postgres/external-rows.ts`). */
+const externalDatasetSchema = z.strictObject({
+  dataset: z.string().regex(/^[a-z0-9-]+\/[a-z0-9-]+$/),
+  /** The environment variable that holds the connection URL: a secret, so never in this file. */
+  url_env: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
+  relation: z.string().regex(/^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$/),
+  id_column: z.string().min(1),
+  columns: z.record(z.string(), z.string().min(1)).default({}),
+  provenance: z.string().min(1),
+  assume_indexed: z.boolean().default(false),
+});
+export type ExternalDatasetConfig = z.infer<typeof externalDatasetSchema>;
+
 export const serviceFileSchema = z
   .strictObject({
     sandbox: z.strictObject({
@@ -146,6 +159,7 @@ export const serviceFileSchema = z
     }),
     early_bird: z.strictObject({ cohort_cutoff: z.iso.datetime() }),
     quote_source_domains: z.array(z.string().regex(/^[a-z0-9-]+$/)).length(2),
+    external_datasets: z.array(externalDatasetSchema).default([]),
   })
   .superRefine((file, ctx) => {
     if (file.pricing.terminal_surcharge_percent !== file.pricing.how_you_pay.terminal_surcharge.percent) {

@@ -55,6 +55,8 @@ export interface DepsOptions {
   datasetStore?: Datasets;
   limiter?: Limiter;
   log?: ProcessLog;
+  /** Where `external_datasets[].url_env` names are looked up: process.env when absent. */
+  environ?: NodeJS.ProcessEnv;
 }
 
 const levels = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
@@ -178,6 +180,44 @@ function derive(secret: Buffer, purpose: string): Buffer {
   return createHmac('sha256', secret).update(purpose).digest();
 }
 
+/** Wraps the rows store so the datasets the operator serves from their own tables are read there. */
+async function openExternal(
+  inner: Datasets,
+  config: ServiceFile,
+  datasets: readonly DatasetDef[],
+  environ: NodeJS.ProcessEnv,
+): Promise<Datasets> {
+  const { ExternalDatasets } = await import('./store/postgres/external-rows.ts');
+  const seen = new Set<string>();
+  const declarations = config.external_datasets.map((d) => {
+    const where = `external dataset ${d.dataset}`;
+    const def = datasets.find((x) => x.key === d.dataset || x.aliases.includes(d.dataset));
+    if (!def) throw new ConfigError(`${where}: not a dataset of the catalog`);
+    if (seen.has(def.key)) throw new ConfigError(`${where}: declared twice`);
+    seen.add(def.key);
+    const url = environ[d.url_env];
+    if (!url || !isPostgresUrl(url))
+      throw new ConfigError(`${where}: ${d.url_env} must hold a postgres:// URL of a read-only role`);
+    return {
+      dataset: def.key,
+      url,
+      relation: d.relation,
+      idColumn: d.id_column,
+      columns: d.columns,
+      provenance: d.provenance,
+      assumeIndexed: d.assume_indexed,
+      fields: def.fields.map((f) => f.name),
+      timeField: def.time_field,
+      entityFields: def.entity_fields,
+    };
+  });
+  try {
+    return await ExternalDatasets.open(inner, declarations);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
 export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const { env } = options;
   const now = options.now ?? Date.now;
@@ -227,8 +267,17 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   let store = options.store ?? (await open(env.DATABASE_URL, separate ? undefined : readUrl));
   store = withKeyCache(store, env.KEY_CACHE_TTL_MS, now);
   await store.migrate();
-  const rowStore: Datasets = options.datasetStore ?? (separate ? await open(rowsUrl, readUrl) : store);
+  let rowStore: Datasets = options.datasetStore ?? (separate ? await open(rowsUrl, readUrl) : store);
   if (rowStore !== store) await rowStore.migrate();
+  if (config.external_datasets.length > 0) {
+    try {
+      rowStore = await openExternal(rowStore, config, datasets, options.environ ?? process.env);
+    } catch (error) {
+      await store.close();
+      if (rowStore !== store) await rowStore.close();
+      throw error;
+    }
+  }
   // Each dataset's entity fields become its indexed key columns; a changed catalog re-keys its rows here.
   const layouts = new Map(datasets.map((d) => [d.key, d.entity_fields] as const));
   const { rekeyed } = await rowStore.syncLayouts(layouts);

@@ -57,6 +57,7 @@ export const errorCatalogue = {
   internal_error: { status: 500, rpc: jsonRpc.internalError, title: 'Internal error' },
   not_live: { status: 501, rpc: jsonRpc.serverError, title: 'Not live' },
   service_unavailable: { status: 503, rpc: jsonRpc.serverError, title: 'Service unavailable' },
+  dataset_unavailable: { status: 503, rpc: jsonRpc.serverError, title: 'Dataset unavailable' },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

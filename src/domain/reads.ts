@@ -27,11 +27,16 @@ interface ReadBase {
   imports: ImportRun[];
   /** The dataset's newest observation (its latest time field), null when it holds no rows. */
   asOf: string | null;
+  /** For rows read from the operator's own table: what the operator says they are. */
+  origin?: string;
 }
 
 /** What a dataset holds, for the catalog: sample or imported rows, how many, their span, the last import. */
 export interface DatasetStatus {
   source: RowSource;
+  /** For rows read from the operator's own table: what the operator says they are. */
+  origin?: string;
+  /** For an external dataset, the planner's estimate. */
   rows: number;
   firstT: string | null;
   lastT: string | null;
@@ -133,6 +138,7 @@ export class DataReads {
     const [lastImport] = await this.#deps.datasets.listImportRuns({ dataset: entry.dataset.key }, 1);
     return {
       source: span?.source ?? 'sample',
+      ...(span?.origin === undefined ? {} : { origin: span.origin }),
       rows: span?.rows ?? 0,
       firstT: span?.firstT ?? null,
       lastT: span?.lastT ?? null,
@@ -254,9 +260,13 @@ export class DataReads {
   async #provenance(
     entry: CatalogEntry,
     ids: readonly number[],
-  ): Promise<{ imports: ImportRun[]; asOf: string | null }> {
+  ): Promise<{ imports: ImportRun[]; asOf: string | null; origin?: string }> {
     const span = await this.#span(entry.dataset.key);
-    return { imports: await this.#importRuns(ids), asOf: span?.lastT ?? null };
+    return {
+      imports: await this.#importRuns(ids),
+      asOf: span?.lastT ?? null,
+      ...(span?.origin === undefined ? {} : { origin: span.origin }),
+    };
   }
 
   /** One page row by row (recipes read rows as objects). */

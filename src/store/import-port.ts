@@ -52,7 +52,9 @@ export interface KeyedRow {
 
 /** What a dataset holds: its rows' span and where they came from. */
 export interface DatasetSpan {
-  source: 'sample' | 'import';
+  source: 'sample' | 'import' | 'external';
+  /** For an external dataset: what the operator says its rows are (their provenance). */
+  origin?: string;
   rows: number;
   /** The earliest and latest time field, null for an empty dataset. */
   firstT: string | null;

@@ -22,7 +22,8 @@ export const entryKinds = ['grant', 'topup', 'monthly_credit', 'burn', 'refund',
 export type EntryKind = (typeof entryKinds)[number];
 
 export type Plan = 'standard' | 'early_bird';
-export type RowSource = 'sample' | 'import';
+/** `external`: rows read from the operator's own table (config `external_datasets`). */
+export type RowSource = 'sample' | 'import' | 'external';
 
 export interface AccountRecord {
   id: string;

@@ -33,7 +33,15 @@ export const fieldOut = z.object({
 
 export const dataStatusOut = z
   .object({
-    source: z.enum(['sample', 'import']).describe('sample: generated rows, not real observations.'),
+    source: z
+      .enum(['sample', 'import', 'external'])
+      .describe(
+        "sample: generated rows, not real observations; external: read from the operator's own database.",
+      ),
+    origin: z
+      .string()
+      .optional()
+      .describe('For external rows: what the operator says they are and where from.'),
     rows: z.int(),
     first: z.string().nullable().describe('The earliest time field of its rows.'),
     last: z.string().nullable().describe('The latest time field of its rows (the newest observation).'),
@@ -53,6 +61,7 @@ export function presentDataStatus(status: DatasetStatus): z.infer<typeof dataSta
   const run = status.lastImport;
   return {
     source: status.source,
+    ...(status.origin === undefined ? {} : { origin: status.origin }),
     rows: status.rows,
     first: status.firstT,
     last: status.lastT,

@@ -34,10 +34,14 @@ export function presentImportRun(run: ImportRun): z.infer<typeof importRunOut> {
 export const readSource = z
   .object({
     kind: z
-      .enum(['sample', 'import', 'records'])
+      .enum(['sample', 'import', 'external', 'records'])
       .describe(
-        "sample: generated rows, not real observations; import: loaded from published files; records: the service's own records.",
+        "sample: generated rows, not real observations; import: loaded from published files; external: read from the operator's own database; records: the service's own records.",
       ),
+    origin: z
+      .string()
+      .optional()
+      .describe('For external rows: what the operator says they are and where from.'),
     imports: z.array(importRunOut).describe('The imports that supplied the rows of this page.'),
   })
   .describe('Where the rows came from.');
@@ -85,7 +89,11 @@ export function readMeta(result: Metered<ReadResult>, cost: CostView): ReadMeta 
     time_field: value.entry.dataset.time_field,
     sample: value.source === 'sample',
     ...(value.source === 'sample' ? { notice: 'Generated sample data, not real observations.' } : {}),
-    source: { kind: value.source, imports: value.imports.map(presentImportRun) },
+    source: {
+      kind: value.source,
+      ...(value.origin === undefined ? {} : { origin: value.origin }),
+      imports: value.imports.map(presentImportRun),
+    },
     as_of: value.asOf,
     cost: {
       list_tokens: String(value.entry.listCost),

@@ -34,8 +34,10 @@ export function registerPriceRoutes(app: TypedApp, deps: Services): void {
                   .boolean()
                   .describe('false: this credential gets 402 not_entitled (a free key reads P0 only).'),
                 data_source: z
-                  .enum(['sample', 'imported', 'none_yet'])
-                  .describe('sample: generated rows; none_yet: sample rows are generated on the first read.'),
+                  .enum(['sample', 'imported', 'external', 'none_yet'])
+                  .describe(
+                    "sample: generated rows; external: read from the operator's own database; none_yet: sample rows are generated on the first read.",
+                  ),
               }),
             ),
             meta: z.object({
@@ -62,9 +64,11 @@ export function registerPriceRoutes(app: TypedApp, deps: Services): void {
           data_source:
             line.source === 'import'
               ? ('imported' as const)
-              : line.source === 'sample'
-                ? ('sample' as const)
-                : ('none_yet' as const),
+              : line.source === 'external'
+                ? ('external' as const)
+                : line.source === 'sample'
+                  ? ('sample' as const)
+                  : ('none_yet' as const),
         })),
         meta: {
           count: lines.length,
