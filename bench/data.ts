@@ -146,13 +146,13 @@ async function operatorTable(rows: number): Promise<string> {
   await client.query('CREATE INDEX ON prices (date, id)');
   await client.query('ANALYZE prices');
   await client.query(`CREATE ROLE ${role} LOGIN; GRANT SELECT ON prices TO ${role}`);
+  await client.end();
+  // After the operator database is dropped (cleanups run in order): its role.
   cleanups.push(async () => {
-    await client.end();
     const admin = new pg.Client({
       connectionString: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     });
     await admin.connect();
-    // The operator database is dropped first (cleanups run in order), then its role.
     await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => {});
     await admin.end();
   });

@@ -43,8 +43,8 @@ interface Relation {
   t: string;
   /** field -> quoted column. */
   column: ReadonlyMap<string, string>;
-  /** The SELECT list of a full row: id, t as JSON text, the row as JSON text. */
-  select: string;
+  /** The row as JSON text. */
+  json: string;
   csvKey: string;
 }
 
@@ -134,7 +134,7 @@ async function check(pool: pg.Pool, decl: ExternalDeclaration): Promise<Relation
     id,
     t,
     column,
-    select: `${id} AS id, to_json(${t}) #>> '{}' AS t, json_build_object(${pairs})::text AS json`,
+    json: `json_build_object(${pairs})::text`,
     csvKey: csvColumnsKey(decl.fields),
   };
 }
@@ -169,17 +169,28 @@ export class ExternalDatasets implements Datasets {
   readonly #inner: Datasets;
   readonly #relations: ReadonlyMap<string, Relation>;
   readonly #pools: pg.Pool[];
+  readonly #closeInner: boolean;
 
-  private constructor(inner: Datasets, relations: Map<string, Relation>, pools: pg.Pool[]) {
+  private constructor(
+    inner: Datasets,
+    relations: Map<string, Relation>,
+    pools: pg.Pool[],
+    closeInner: boolean,
+  ) {
     this.#inner = inner;
     this.#relations = relations;
     this.#pools = pools;
+    this.#closeInner = closeInner;
   }
 
-  /** Checks every declaration (throws, naming the first problem) and wraps `inner`. */
+  /**
+   * Checks every declaration (throws, naming the first problem) and wraps `inner`; close() closes
+   * `inner` too when `closeInner` (not when it is also the ledger's store, closed with it).
+   */
   static async open(
     inner: Datasets,
     declarations: readonly ExternalDeclaration[],
+    closeInner: boolean,
   ): Promise<ExternalDatasets> {
     const pools = new Map<string, pg.Pool>();
     const relations = new Map<string, Relation>();
@@ -204,7 +215,7 @@ export class ExternalDatasets implements Datasets {
       await Promise.all([...pools.values()].map((p) => p.end()));
       throw error;
     }
-    return new ExternalDatasets(inner, relations, [...pools.values()]);
+    return new ExternalDatasets(inner, relations, [...pools.values()], closeInner);
   }
 
   #refuseWrite(dataset: string): void {
@@ -221,7 +232,7 @@ export class ExternalDatasets implements Datasets {
 
   async close(): Promise<void> {
     await Promise.all(this.#pools.map((p) => p.end()));
-    await this.#inner.close();
+    if (this.#closeInner) await this.#inner.close();
   }
 
   async ping(): Promise<void> {
@@ -256,8 +267,26 @@ export class ExternalDatasets implements Datasets {
     return this.#inner.listImportRuns(filter, limit);
   }
 
+  onLoaded(listener: (dataset: string) => void): void {
+    this.#inner.onLoaded(listener);
+  }
+
   syncLayouts(layouts: ReadonlyMap<string, readonly string[]>): Promise<{ rekeyed: string[] }> {
     return this.#inner.syncLayouts(layouts);
+  }
+
+  /** Query shapes seen, SQL text -> prepared statement name: planned once per connection, not per read. */
+  readonly #statements = new Map<string, string>();
+
+  #prepared(text: string, values: unknown[]): pg.QueryConfig {
+    let name = this.#statements.get(text);
+    if (name === undefined) {
+      // Bounded: a read's SQL varies with the number of values of each filter.
+      if (this.#statements.size >= 500) return { text, values };
+      name = `external_${this.#statements.size}`;
+      this.#statements.set(text, name);
+    }
+    return { name, text, values };
   }
 
   async datasetSource(dataset: string): ReturnType<Datasets['datasetSource']> {
@@ -350,7 +379,10 @@ export class ExternalDatasets implements Datasets {
       const where = [`${t} IS NOT NULL`, ...bounds];
       if (walkField !== undefined && key !== null)
         where.push(`${column.get(walkField)} = ${bindOf(values, key)}`);
-      return `SELECT ${relation.select}, (${ok}) AS ok, ${t} AS tv, ${id} AS iv FROM ${from}
+      // The row's JSON only for rows the checks keep: a capped walk looks at up to SCAN_CAP rows.
+      const json = capped ? `CASE WHEN (${ok}) THEN ${relation.json} END` : relation.json;
+      return `SELECT ${id} AS id, to_json(${t}) #>> '{}' AS t, ${json} AS json, ${capped ? `(${ok})` : 'true'} AS ok,
+          ${t} AS tv, ${id} AS iv FROM ${from}
         WHERE ${where.join(' AND ')} ${order} LIMIT ${limit}`;
     };
     const keys = walkField === undefined ? [null] : [...new Set((q.filters[walkField] ?? []).map(String))];
@@ -359,7 +391,7 @@ export class ExternalDatasets implements Datasets {
         ? arm(keys[0] ?? null)
         : `SELECT * FROM (${keys.map((k) => `(${arm(k)})`).join(' UNION ALL ')}) m
             ORDER BY tv ${direction}, iv ${direction} LIMIT ${limit}`;
-    const walked = (await relation.pool.query<DbRow>(sql, values)).rows;
+    const walked = (await relation.pool.query<DbRow>(this.#prepared(sql, values))).rows;
     const hits: DbRow[] = [];
     let examined = 0;
     for (const row of walked) {
