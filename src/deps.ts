@@ -186,6 +186,7 @@ async function openExternal(
   config: ServiceFile,
   datasets: readonly DatasetDef[],
   environ: NodeJS.ProcessEnv,
+  closeInner: boolean,
 ): Promise<Datasets> {
   const { ExternalDatasets } = await import('./store/postgres/external-rows.ts');
   const seen = new Set<string>();
@@ -212,7 +213,7 @@ async function openExternal(
     };
   });
   try {
-    return await ExternalDatasets.open(inner, declarations);
+    return await ExternalDatasets.open(inner, declarations, closeInner);
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -271,7 +272,13 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   if (rowStore !== store) await rowStore.migrate();
   if (config.external_datasets.length > 0) {
     try {
-      rowStore = await openExternal(rowStore, config, datasets, options.environ ?? process.env);
+      rowStore = await openExternal(
+        rowStore,
+        config,
+        datasets,
+        options.environ ?? process.env,
+        rowStore !== store,
+      );
     } catch (error) {
       await store.close();
       if (rowStore !== store) await rowStore.close();
@@ -313,6 +320,8 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     datasets: rowStore,
     cursors: new CursorCodec(derive(secret, 'cursor')),
   });
+  // A load swapped in on any node: this node's cached sources and spans of that dataset are dropped.
+  rowStore.onLoaded((dataset) => reads.forget(dataset));
   const recipes = new Recipes(reads, meterDeps);
   const accounts = new Accounts({ store, pricing, now, config });
   const exports = new DataExports({ config, reads, meter: meterDeps, datasets: rowStore });

@@ -10,7 +10,7 @@ import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
 import type { Row } from '../catalog/types.ts';
 import type { ServiceFile, Sku } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { generatedKey, type KeyedRow } from '../store/import-port.ts';
+import { generatedKey, type KeyedRow, type NewImportRun } from '../store/import-port.ts';
 import {
   type AccountRecord,
   BalanceLimitReached,
@@ -364,7 +364,7 @@ export class Operator {
     if (mode === 'upsert') return this.#upsert(entry, given, options.file);
     let rows: readonly Row[];
     if (Symbol.asyncIterator in given) {
-      if (mode === 'replace') return this.#importStream(entry, given);
+      if (mode === 'replace') return this.#importStream(entry, given, options.file);
       // A merge keeps the stored rows of the entities the file does not cover, so it must see the
       // whole file first: it holds the file's rows (one series at a time, small).
       const all: Row[] = [];
@@ -404,17 +404,7 @@ export class Operator {
       dataset.key,
       dataset.time_field,
       keyed(),
-      {
-        importer: file?.format ?? 'rows',
-        sourceName: dataset.source,
-        fileName: file?.name ?? '',
-        sha256: file?.sha256 ?? '',
-        licence: 'As published by the source (generic import)',
-        attribution: null,
-        importedAt: this.#deps.now(),
-        rowsRead: 0,
-        rowsRejected: 0,
-      },
+      this.#run(entry, file),
       entry.columns,
       { naturalKey },
     );
@@ -430,7 +420,26 @@ export class Operator {
     };
   }
 
-  async #importStream(entry: CatalogEntry, batches: AsyncIterable<readonly Row[]>): Promise<ImportedRows> {
+  /** The provenance record of a generic import: the file as given, the dataset's publisher. */
+  #run(entry: CatalogEntry, file: ImportedFile | undefined): NewImportRun {
+    return {
+      importer: file?.format ?? 'rows',
+      sourceName: entry.dataset.source,
+      fileName: file?.name ?? '',
+      sha256: file?.sha256 ?? '',
+      licence: 'As published by the source (generic import)',
+      attribution: null,
+      importedAt: this.#deps.now(),
+      rowsRead: 0,
+      rowsRejected: 0,
+    };
+  }
+
+  async #importStream(
+    entry: CatalogEntry,
+    batches: AsyncIterable<readonly Row[]>,
+    file: ImportedFile | undefined,
+  ): Promise<ImportedRows> {
     let count = 0;
     async function* counted() {
       for await (const batch of batches) {
@@ -445,6 +454,9 @@ export class Operator {
       counted(),
       'import',
       entry.columns,
+      {
+        run: this.#run(entry, file),
+      },
     );
     return { dataset: dataset.key, rows: count, kept: 0 };
   }

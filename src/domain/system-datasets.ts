@@ -57,22 +57,41 @@ async function apiUsage(store: Ledger, caller: Caller | undefined): Promise<Row[
   }));
 }
 
+/** One line per import: what it loaded and when its rows were swapped in, or why they were not. */
 function collectionLog(runs: readonly ImportRun[]): Row[] {
-  return runs.map((run) => ({
-    run_at: iso(run.importedAt),
-    collector: run.importer,
-    status: run.rowsRejected > 0 ? 'partial' : 'ok',
-    rows_fetched: run.rowsRead,
-    http_status: null,
-    duration_ms: null,
-    message: `${run.fileName} into ${run.dataset}: ${run.rowsInserted} new, ${run.rowsReplaced} replaced, ${run.rowsRejected} rejected (sha256 ${run.sha256})`,
-  }));
+  return runs.map((run) => {
+    const file = `${run.fileName || 'rows'} into ${run.dataset}`;
+    const sha = run.sha256 ? ` (sha256 ${run.sha256})` : '';
+    const message =
+      run.outcome === 'swapped'
+        ? `${file}: ${run.rowsInserted} new, ${run.rowsReplaced} replaced, ${run.rowsRejected} rejected${sha}; swapped in at ${run.swappedAt === null ? 'its import' : iso(run.swappedAt)}`
+        : run.outcome === 'loading'
+          ? `${file}: loading beside the live rows${sha}`
+          : `${file}: ${run.outcome}, the dataset kept its rows: ${run.error ?? 'no reason recorded'}${sha}`;
+    return {
+      run_at: iso(run.importedAt),
+      collector: run.importer,
+      status:
+        run.outcome === 'swapped'
+          ? run.rowsRejected > 0
+            ? 'partial'
+            : 'ok'
+          : run.outcome === 'loading'
+            ? 'running'
+            : 'failed',
+      rows_fetched: run.rowsRead,
+      http_status: null,
+      duration_ms: run.swappedAt === null ? null : Math.max(0, run.swappedAt - run.importedAt),
+      message,
+    };
+  });
 }
 
 /** Per imported dataset: its span and row count now, and its newest import. */
 async function datasetFacts(store: Datasets, runs: readonly ImportRun[], now: number): Promise<Row[][]> {
   const latest = new Map<string, ImportRun>();
-  for (const run of runs) if (!latest.has(run.dataset)) latest.set(run.dataset, run);
+  for (const run of runs)
+    if (run.outcome === 'swapped' && !latest.has(run.dataset)) latest.set(run.dataset, run);
   const today = iso(now).slice(0, 10);
   const out: Row[][] = [[], [], []];
   for (const [dataset, run] of latest) {

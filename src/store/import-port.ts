@@ -29,11 +29,21 @@ export interface ImportRun {
   /** The earliest and latest time field of the rows this run loaded. */
   firstT: string | null;
   lastT: string | null;
+  /**
+   * `loading`: rows are being written beside the live ones; `swapped`: they became the dataset's rows
+   * at swappedAt; `failed`: refused or broken off (error says why), the dataset kept its rows;
+   * `interrupted`: the importing process ended before the swap, the dataset kept its rows.
+   */
+  outcome: ImportOutcome;
+  swappedAt: number | null;
+  error: string | null;
 }
+
+export type ImportOutcome = 'loading' | 'swapped' | 'failed' | 'interrupted';
 
 export type NewImportRun = Omit<
   ImportRun,
-  'id' | 'dataset' | 'rowsInserted' | 'rowsReplaced' | 'firstT' | 'lastT'
+  'id' | 'dataset' | 'rowsInserted' | 'rowsReplaced' | 'firstT' | 'lastT' | 'outcome' | 'swappedAt' | 'error'
 >;
 
 /**

@@ -1,6 +1,6 @@
 /** Import runs as both SQL adapters read them back. */
-import type { ImportRun } from './import-port.ts';
-import { type DbRow, num, optStr, str } from './rows.ts';
+import type { ImportOutcome, ImportRun } from './import-port.ts';
+import { type DbRow, num, optNum, optStr, str } from './rows.ts';
 
 export function importRunFrom(r: DbRow): ImportRun {
   return {
@@ -19,5 +19,8 @@ export function importRunFrom(r: DbRow): ImportRun {
     rowsRejected: num(r.rows_rejected),
     firstT: optStr(r.first_t),
     lastT: optStr(r.last_t),
+    outcome: str(r.outcome ?? 'swapped') as ImportOutcome,
+    swappedAt: optNum(r.swapped_at),
+    error: optStr(r.error),
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { Row, RowQuery } from '../catalog/types.ts';
 import type { AnalysisStore } from './analysis-port.ts';
-import type { ImportStore } from './import-port.ts';
+import type { ImportStore, NewImportRun } from './import-port.ts';
 
 export type { RowQuery } from '../catalog/types.ts';
 export type * from './analysis-port.ts';
@@ -359,7 +359,9 @@ export interface Ledger extends StoreLifecycle, AnalysisStore {
 export interface Datasets extends StoreLifecycle, ImportStore {
   /**
    * Loads a dataset's rows. `sample` loads only into an empty dataset (idempotent across processes);
-   * `import` replaces whatever was there. Returns false when a sample load found rows already.
+   * `import` replaces whatever was there: written beside the live rows and swapped in at once, so no
+   * read sees a mix and none waits for the load; with `run`, the load is recorded as an import run
+   * (loading, then swapped or failed). Returns false when a sample load found rows already.
    * With `csvColumns`, each row's CSV line over those columns (`csvRecord`) is stored beside it.
    * With `ifLoadedAt`, the load happens only if the dataset is still the one loaded at that instant
    * (`datasetSource().loadedAt`, which every load moves forward): else AppError `conflict` and nothing
@@ -371,13 +373,12 @@ export interface Datasets extends StoreLifecycle, ImportStore {
     rows: readonly Row[],
     source: RowSource,
     csvColumns?: readonly string[],
-    options?: { ifLoadedAt?: number },
+    options?: { ifLoadedAt?: number; run?: NewImportRun },
   ): Promise<boolean>;
   /**
-   * loadRows over rows that arrive in batches (a file read as it is parsed): one transaction around
-   * them all, so the dataset holds every row or, if the iterable throws, none (its rows are as they
-   * were). The batches are consumed in order; no more than one is held at a time. Returns what
-   * loadRows returns.
+   * loadRows over rows that arrive in batches (a file read as it is parsed): the dataset holds every
+   * row or, if the iterable throws, none (its rows are as they were). The batches are consumed in
+   * order; no more than one is held at a time. Returns what loadRows returns.
    */
   loadRowsStream(
     dataset: string,
@@ -385,9 +386,14 @@ export interface Datasets extends StoreLifecycle, ImportStore {
     batches: AsyncIterable<readonly Row[]>,
     source: RowSource,
     csvColumns?: readonly string[],
-    options?: { ifLoadedAt?: number },
+    options?: { ifLoadedAt?: number; run?: NewImportRun },
   ): Promise<boolean>;
   datasetSource(dataset: string): Promise<{ source: RowSource; rows: number; loadedAt: number } | null>;
+  /**
+   * Calls `listener` with a dataset's key each time a load or upsert of it is swapped in: in this
+   * process at once, in others within a second (SQLite: PRAGMA data_version; PostgreSQL: LISTEN).
+   */
+  onLoaded(listener: (dataset: string) => void): void;
   /**
    * Each dataset's entity fields, in catalog order: their values become the dataset's key columns,
    * which reads filtering on them walk. Datasets stored under another layout are re-keyed here (one

@@ -433,6 +433,156 @@ export function runDatasetsContract(
         );
       });
 
+      const provenance = (fileName: string) => ({
+        importer: 'csv',
+        sourceName: 'Test source',
+        fileName,
+        sha256: 'cd'.repeat(32),
+        licence: 'Public domain',
+        attribution: null,
+        importedAt: T0,
+        rowsRead: 0,
+        rowsRejected: 0,
+      });
+
+      /** An iterable that yields `first`, then waits for `release()` before it yields `second`. */
+      function paused(first: readonly Row[], second: readonly Row[]) {
+        let release = () => {};
+        let reached = () => {};
+        const gate = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const midway = new Promise<void>((resolve) => {
+          reached = resolve;
+        });
+        async function* batches() {
+          yield first;
+          reached();
+          await gate;
+          yield second;
+        }
+        return { batches: batches(), midway, release };
+      }
+
+      test('a load is swapped in whole: read during it, the old rows; after it, the new, and it is told', async () => {
+        const other = `test/swap-${unique()}`;
+        await store.loadRows(other, 'date', rows.slice(0, 3), 'import');
+        const old = await everything(other);
+        const told: string[] = [];
+        store.onLoaded((dataset) => told.push(dataset));
+        const load = paused(rows.slice(3, 13), rows.slice(13, 23));
+        const loading = store.loadRowsStream(other, 'date', load.batches, 'import', undefined, {
+          run: provenance('swap.csv'),
+        });
+        await load.midway;
+        assert.deepEqual(await everything(other), old, 'the old rows, whole, while the new ones load');
+        assert.equal((await store.datasetSource(other))?.rows, 3);
+        assert.equal((await store.listImportRuns({ dataset: other }, 1))[0]?.outcome, 'loading');
+        load.release();
+        assert.equal(await loading, true);
+        assert.deepEqual(
+          (await everything(other)).map((r) => JSON.parse(r.json)),
+          [...rows.slice(3, 23)].sort((x, y) => String(x.date).localeCompare(String(y.date))),
+        );
+        assert.deepEqual(
+          told.filter((d) => d === other),
+          [other],
+        );
+        const [done] = await store.listImportRuns({ dataset: other }, 1);
+        assert.deepEqual(
+          [done?.outcome, done?.rowsInserted, done?.fileName, done?.error],
+          ['swapped', 20, 'swap.csv', null],
+        );
+        assert.ok((done?.swappedAt ?? 0) > 0);
+      });
+
+      test('a load that fails is recorded as failed, with why, and the dataset keeps its rows', async () => {
+        const other = `test/failed-${unique()}`;
+        await store.loadRows(other, 'date', rows.slice(0, 3), 'import');
+        const before = await everything(other);
+        await assert.rejects(
+          store.loadRowsStream(other, 'date', batchesOf(rows, 5, 20), 'import', undefined, {
+            run: provenance('broken.csv'),
+          }),
+          /line 9: not a number/,
+        );
+        assert.deepEqual(await everything(other), before);
+        const [failed] = await store.listImportRuns({ dataset: other }, 1);
+        assert.deepEqual(
+          [failed?.outcome, failed?.fileName, failed?.swappedAt],
+          ['failed', 'broken.csv', null],
+        );
+        assert.match(failed?.error ?? '', /line 9: not a number/);
+      });
+
+      test('an upsert too large for one transaction is written beside the live rows, then swapped in', async () => {
+        const other = `test/big-upsert-${unique()}`;
+        const fields = ['symbol', 'date'];
+        const day = (n: number) => new Date(Date.UTC(2020, 0, 1) + n * 86_400_000).toISOString().slice(0, 10);
+        const make = (from: number, to: number, close: number): Row[] =>
+          Array.from({ length: to - from }, (_, i) => ({
+            date: day(Math.floor((from + i) / 10)),
+            symbol: `S${(from + i) % 10}`,
+            close,
+          }));
+        await store.loadRows(other, 'date', make(0, 1500, 1), 'import');
+        const keyedOf = (list: readonly Row[]) =>
+          list.map((row) => ({ key: generatedKey(row, fields), row }));
+        const load = paused(make(500, 2000, 2), make(2000, 3100, 2));
+        async function* keyedBatches() {
+          for await (const batch of load.batches) yield keyedOf(batch);
+        }
+        const upserting = store.upsertRowsStream(
+          other,
+          'date',
+          keyedBatches(),
+          provenance('big.csv'),
+          undefined,
+          {
+            naturalKey: fields,
+          },
+        );
+        await load.midway;
+        const newest = await store.queryRows({ dataset: other, filters: {}, descending: true, limit: 1000 });
+        assert.ok(
+          newest.rows.every((r) => JSON.parse(r.json).close === 1),
+          'only old rows while the upsert runs',
+        );
+        assert.equal((await store.datasetSource(other))?.rows, 1500);
+        load.release();
+        const run = await upserting;
+        assert.deepEqual([run.outcome, run.rowsInserted, run.rowsReplaced], ['swapped', 1600, 1000]);
+        assert.equal((await store.datasetSource(other))?.rows, 3100);
+        let count = 0;
+        let changed = 0;
+        let after: { t: string; id: number } | undefined;
+        for (;;) {
+          const page = await store.queryRows({
+            dataset: other,
+            filters: {},
+            descending: false,
+            limit: 1000,
+            ...(after ? { after } : {}),
+          });
+          count += page.rows.length;
+          changed += page.rows.filter((r) => JSON.parse(r.json).close === 2).length;
+          if (!page.next) break;
+          after = page.next;
+        }
+        assert.deepEqual([count, changed], [3100, 2600], 'every row once; the upserted ones new');
+        const s1 = await store.queryRows({
+          dataset: other,
+          filters: { symbol: ['S1'] },
+          descending: false,
+          limit: 2,
+        });
+        assert.deepEqual(
+          s1.rows.map((r) => JSON.parse(r.json).close),
+          [1, 1],
+          'an entity read walks its index in the swapped rows',
+        );
+      });
+
       test('rows loaded with CSV columns carry their CSV line for exactly those columns', async () => {
         const other = `test/csv-${unique()}`;
         const odd: Row[] = [
@@ -753,10 +903,14 @@ export function runDatasetsContract(
           'date',
           'symbol',
         ]);
+        assert.ok(typeof first.swappedAt === 'number', 'the swap is timed');
         assert.deepEqual(
-          { ...first, id: 0 },
+          { ...first, id: 0, swappedAt: 0 },
           {
             id: 0,
+            swappedAt: 0,
+            outcome: 'swapped',
+            error: null,
             dataset: other,
             importer: 'test-format',
             sourceName: 'Test source',

@@ -553,4 +553,17 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       ALTER TABLE dataset_sources ADD COLUMN entity_fields text;
     `,
   },
+  {
+    version: 10,
+    name: 'import outcomes',
+    // A run is recorded as it starts (loading, with the loader's backend pid), then swapped, failed,
+    // or interrupted when its backend is gone without either (the importing process was killed).
+    sql: `
+      ALTER TABLE import_runs ADD COLUMN outcome text NOT NULL DEFAULT 'swapped'
+        CHECK (outcome IN ('loading', 'swapped', 'failed', 'interrupted'));
+      ALTER TABLE import_runs ADD COLUMN swapped_at bigint;
+      ALTER TABLE import_runs ADD COLUMN error text;
+      ALTER TABLE import_runs ADD COLUMN loader_pid integer;
+    `,
+  },
 ];

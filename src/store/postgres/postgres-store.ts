@@ -243,6 +243,9 @@ export interface PostgresStoreOptions {
 /** The most one load's COPY may take before the client gives its connection up. */
 const COPY_TIMEOUT_MS = 6 * 3_600_000;
 
+/** The channel a load NOTIFYs with its dataset's key as it commits (onLoaded). */
+const LOADED_CHANNEL = 'tmd_dataset_loaded';
+
 /** Rows per INSERT of a load: one statement's arrays stay a few MB. */
 const LOAD_BATCH_ROWS = 5000;
 
@@ -325,6 +328,11 @@ export class PostgresStore implements Store {
   readonly #readPool: pg.Pool;
   readonly #readTimeoutMs: number;
   readonly #scans: ScanGate;
+  readonly #url: string;
+  readonly #loadListeners = new Set<(dataset: string) => void>();
+  #listening = false;
+  #listener: pg.Client | null = null;
+  #closed = false;
   /** Each dataset's entity fields, the order of its key columns (syncLayouts). */
   #layouts: ReadonlyMap<string, readonly string[]> = new Map();
   /** Page query shapes seen, SQL text -> prepared statement name. */
@@ -341,6 +349,7 @@ export class PostgresStore implements Store {
   #down = false;
 
   constructor(url: string, options: PostgresStoreOptions = {}) {
+    this.#url = url;
     this.#health = options.health;
     this.#maxBatch = options.maxBatch ?? 64;
     this.#maxConcurrentBatches = options.maxConcurrentBatches ?? 4;
@@ -435,7 +444,12 @@ export class PostgresStore implements Store {
   async #tx<T>(
     work: (client: pg.PoolClient) => Promise<T>,
     begin = 'BEGIN',
-    on: { pool: pg.Pool; translate: (error: unknown) => unknown } = {
+    on: {
+      pool: pg.Pool;
+      translate: (error: unknown) => unknown;
+      /** Runs on the transaction's connection before BEGIN, committed on its own. */
+      before?: (client: pg.PoolClient) => Promise<void>;
+    } = {
       pool: this.#pool,
       translate: (error) => this.#translate(error),
     },
@@ -448,6 +462,7 @@ export class PostgresStore implements Store {
     }
     let broken: Error | undefined;
     try {
+      await on.before?.(client);
       await client.query(begin);
       const result = await work(client);
       await client.query('COMMIT');
@@ -485,6 +500,10 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
+    const listener = this.#listener;
+    this.#listener = null;
+    await listener?.end().catch(() => {});
     await Promise.all([this.#pool.end(), this.#readPool.end()]);
   }
 
@@ -1095,7 +1114,7 @@ export class PostgresStore implements Store {
     rows: readonly Row[],
     source: RowSource,
     csvColumns?: readonly string[],
-    options: { ifLoadedAt?: number } = {},
+    options: { ifLoadedAt?: number; run?: NewImportRun } = {},
   ): Promise<boolean> {
     async function* slices(): AsyncGenerator<readonly Row[]> {
       for (let start = 0; start < rows.length; start += LOAD_BATCH_ROWS)
@@ -1105,8 +1124,10 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * One pooled connection, BEGIN, a multi-row INSERT per LOAD_BATCH_ROWS rows (a batch larger than
-   * that is split), COMMIT; ROLLBACK if a batch or the iterable fails.
+   * One transaction: the old rows deleted, the new ones copied in, the dataset's record and a NOTIFY.
+   * Readers see the old rows until COMMIT and the new ones from then on (MVCC), and wait for none of
+   * it; ROLLBACK if a batch or the iterable fails. With `run`, the run is recorded first (`loading`,
+   * with this connection's pid), then `swapped` in the transaction or `failed` after it.
    */
   async loadRowsStream(
     dataset: string,
@@ -1114,9 +1135,10 @@ export class PostgresStore implements Store {
     batches: AsyncIterable<readonly Row[]>,
     source: RowSource,
     csvColumns?: readonly string[],
-    options: { ifLoadedAt?: number } = {},
+    options: { ifLoadedAt?: number; run?: NewImportRun } = {},
   ): Promise<boolean> {
-    const loaded = await this.#tx(async (tx) => {
+    const started = options.run && source === 'import' ? this.#startRun(dataset, options.run) : null;
+    const loaded = await this.#recorded(started, async (tx, runId) => {
       // One loader per dataset at a time across every node; the others then see it loaded.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
       const present = await tx.query('SELECT loaded_at FROM dataset_sources WHERE dataset = $1', [dataset]);
@@ -1174,6 +1196,23 @@ export class PostgresStore implements Store {
           layoutText(layout),
         ],
       );
+      if (runId !== null) {
+        let firstT: string | null = null;
+        let lastT: string | null = null;
+        const span = await tx.query(
+          `SELECT (SELECT min(t) FROM dataset_rows WHERE dataset = $1) AS first_t,
+                  (SELECT max(t) FROM dataset_rows WHERE dataset = $1) AS last_t`,
+          [dataset],
+        );
+        firstT = optStr(span.rows[0]?.first_t);
+        lastT = optStr(span.rows[0]?.last_t);
+        await tx.query(
+          `UPDATE import_runs SET rows_read = greatest(rows_read, $2), rows_inserted = $2, first_t = $3, last_t = $4,
+             outcome = 'swapped', swapped_at = $5 WHERE id = $1`,
+          [runId, count, firstT, lastT, Date.now()],
+        );
+      }
+      await tx.query('SELECT pg_notify($1, $2)', [LOADED_CHANNEL, dataset]);
       return true;
     });
     // Without statistics on the new rows the planner reads a page by sorting every row of the dataset
@@ -1181,6 +1220,99 @@ export class PostgresStore implements Store {
     // dataset_rows_time backwards (0.04 ms) until autovacuum gets round to it, up to a minute later.
     if (loaded) await this.#q('ANALYZE dataset_rows').catch(() => {});
     return loaded;
+  }
+
+  /** The statement that records a run as it starts, on the loading connection (see #recorded). */
+  #startRun(dataset: string, run: NewImportRun): { text: string; values: unknown[] } {
+    return {
+      text: `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
+               imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t, outcome, loader_pid)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, 0, $10, NULL, NULL, 'loading', pg_backend_pid())
+             RETURNING id`,
+      values: [
+        dataset,
+        run.importer,
+        run.sourceName,
+        run.fileName,
+        run.sha256,
+        run.licence,
+        run.attribution,
+        run.importedAt,
+        run.rowsRead,
+        run.rowsRejected,
+      ],
+    };
+  }
+
+  /**
+   * A load's transaction, its run (if any) recorded before it on the same connection and marked
+   * `failed`, with why, when the transaction fails. Runs left `loading` by a killed loader are marked
+   * `interrupted` first.
+   */
+  async #recorded<T>(
+    start: { text: string; values: unknown[] } | null,
+    work: (tx: pg.PoolClient, runId: number | null) => Promise<T>,
+  ): Promise<T> {
+    await this.#reapRuns();
+    let runId: number | null = null;
+    try {
+      return await this.#tx((tx) => work(tx, runId), 'BEGIN', {
+        pool: this.#pool,
+        translate: (error) => this.#translate(error),
+        before: async (client) => {
+          if (start) runId = num((await client.query(start.text, start.values)).rows[0]?.id);
+        },
+      });
+    } catch (error) {
+      if (runId !== null)
+        await this.#q(
+          "UPDATE import_runs SET outcome = 'failed', error = $2 WHERE id = $1 AND outcome = 'loading'",
+          [runId, String((error as Error).message).slice(0, 500)],
+        ).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Runs whose loading backend ended without a swap or a failure (the process was killed). */
+  async #reapRuns(): Promise<void> {
+    await this.#q(
+      `UPDATE import_runs SET outcome = 'interrupted',
+         error = 'The importing process ended before its rows were swapped in; the dataset kept its rows.'
+        WHERE outcome = 'loading'
+          AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = import_runs.loader_pid)`,
+    );
+  }
+
+  /** LISTENs on its own connection, reconnecting after a second when it drops. */
+  onLoaded(listener: (dataset: string) => void): void {
+    this.#loadListeners.add(listener);
+    if (this.#listening) return;
+    this.#listening = true;
+    const connect = () => {
+      if (this.#closed) return;
+      const client = new pg.Client({
+        connectionString: this.#url,
+        application_name: 'token-metered-data-listen',
+      });
+      this.#listener = client;
+      const retry = () => {
+        if (this.#listener !== client) return;
+        this.#listener = null;
+        client.end().catch(() => {});
+        setTimeout(connect, 1000).unref();
+      };
+      client.on('error', retry);
+      client.on('end', retry);
+      client.on('notification', (message) => {
+        if (message.channel === LOADED_CHANNEL && message.payload)
+          for (const notify of this.#loadListeners) notify(message.payload);
+      });
+      client
+        .connect()
+        .then(() => client.query(`LISTEN ${LOADED_CHANNEL}`))
+        .catch(retry);
+    };
+    connect();
   }
 
   async datasetSource(
@@ -1198,6 +1330,7 @@ export class PostgresStore implements Store {
 
   async syncLayouts(layouts: ReadonlyMap<string, readonly string[]>): Promise<{ rekeyed: string[] }> {
     this.#layouts = new Map(layouts);
+    await this.#reapRuns();
     const rekeyed: string[] = [];
     for (const row of await this.#rows('SELECT dataset, entity_fields FROM dataset_sources')) {
       const dataset = str(row.dataset);
@@ -1372,7 +1505,8 @@ export class PostgresStore implements Store {
     csvColumns?: readonly string[],
     options: { naturalKey?: readonly string[] } = {},
   ): Promise<ImportRun> {
-    const recorded = await this.#tx(async (tx) => {
+    const recorded = await this.#recorded(this.#startRun(dataset, run), async (tx, started) => {
+      const runId = started as number;
       // One loader per dataset at a time across every node, as loadRows.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
       const present = await tx.query(
@@ -1401,24 +1535,6 @@ export class PostgresStore implements Store {
           values,
         );
       }
-      const inserted = await tx.query(
-        `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
-           imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, 0, $10, NULL, NULL) RETURNING id`,
-        [
-          dataset,
-          run.importer,
-          run.sourceName,
-          run.fileName,
-          run.sha256,
-          run.licence,
-          run.attribution,
-          run.importedAt,
-          run.rowsRead,
-          run.rowsRejected,
-        ],
-      );
-      const runId = num((inserted.rows[0] as DbRow).id);
       const top = await tx.query('SELECT COALESCE(max(id), 0) AS id FROM dataset_rows WHERE dataset = $1', [
         dataset,
       ]);
@@ -1495,10 +1611,11 @@ export class PostgresStore implements Store {
       );
       const done = await tx.query(
         `UPDATE import_runs SET rows_read = greatest(rows_read, $6), rows_inserted = $2, rows_replaced = $3,
-           first_t = $4, last_t = $5
+           first_t = $4, last_t = $5, outcome = 'swapped', swapped_at = $7
           WHERE id = $1 RETURNING *`,
-        [runId, written - replaced, replaced, firstT, lastT, seen],
+        [runId, written - replaced, replaced, firstT, lastT, seen, Date.now()],
       );
+      await tx.query('SELECT pg_notify($1, $2)', [LOADED_CHANNEL, dataset]);
       return importRunFrom(done.rows[0] as DbRow);
     });
     await this.#q('ANALYZE dataset_rows').catch(() => {});

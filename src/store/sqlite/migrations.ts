@@ -221,4 +221,26 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       ALTER TABLE dataset_sources ADD COLUMN entity_fields TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'loads beside the live rows, swapped in',
+    // rows_key: the dataset_rows.dataset value the live rows are stored under (NULL: the dataset's own
+    // key). A load writes under a new key in short transactions, then swaps rows_key in one. Keys not
+    // served are listed in dataset_loads until their rows are deleted (row-loads.ts): a load under way
+    // (loader_pid, its process) and the keys that swaps replaced or failed loads left (loader_pid NULL).
+    sql: `
+      ALTER TABLE dataset_sources ADD COLUMN rows_key TEXT;
+      CREATE TABLE dataset_loads (
+        rows_key TEXT PRIMARY KEY,
+        dataset TEXT NOT NULL,
+        run_id INTEGER,
+        started_at INTEGER NOT NULL,
+        loader_pid INTEGER
+      );
+      ALTER TABLE import_runs ADD COLUMN outcome TEXT NOT NULL DEFAULT 'swapped'
+        CHECK (outcome IN ('loading', 'swapped', 'failed', 'interrupted'));
+      ALTER TABLE import_runs ADD COLUMN swapped_at INTEGER;
+      ALTER TABLE import_runs ADD COLUMN error TEXT;
+    `,
+  },
 ];

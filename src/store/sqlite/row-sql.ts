@@ -42,9 +42,16 @@ function jsonFilter(field: string, values: string[] | number[]): Sql {
   };
 }
 
+/**
+ * The key a dataset's live rows are stored under, inside SQL (`?` is the dataset): resolved by the
+ * statement that reads the rows, so a load swapped in meanwhile is seen whole or not at all
+ * (row-loads.ts).
+ */
+export const LIVE_KEY = '(SELECT coalesce(rows_key, dataset) FROM dataset_sources WHERE dataset = ?)';
+
 /** The WHERE of one walk along the time index or one key of a key column's index. */
 function walkWhere(q: RowQuery, column: string | null, key: string | null): Sql {
-  const where = ['dataset = ?'];
+  const where = [`dataset = ${LIVE_KEY}`];
   const params: SQLInputValue[] = [q.dataset];
   if (column !== null) {
     where.push(`${column} = ?`);

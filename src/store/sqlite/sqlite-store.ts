@@ -72,7 +72,8 @@ import {
 } from '../rows.ts';
 import { Checkpointer, SAFETY_CHECKPOINT_PAGES } from './checkpointer.ts';
 import { sqliteMigrations } from './migrations.ts';
-import { ROW_COLUMNS, runScan, type ScanJob, type ScanResult, scanJob, walk } from './row-sql.ts';
+import { failLoad, liveKey, newRowsKey, reapLoads, retire, sliced, startLoad, swapRun } from './row-loads.ts';
+import { LIVE_KEY, ROW_COLUMNS, runScan, type ScanJob, type ScanResult, scanJob, walk } from './row-sql.ts';
 import { ScanWorkers } from './scan-workers.ts';
 
 /** Prepared statements kept (see #stmt); the store's own fixed statements are a few dozen. */
@@ -123,7 +124,7 @@ const INSERT_DATASET_ROW = `INSERT INTO dataset_rows (dataset, id, t, data, csv,
  */
 function rekey(db: DatabaseSync, dataset: string, entityFields: readonly string[]): void {
   const { sql, params } = rekeySql(entityFields);
-  db.prepare(sql).run(...params, dataset);
+  db.prepare(sql).run(...params, liveKey(db, dataset));
   db.prepare('UPDATE dataset_sources SET entity_fields = ? WHERE dataset = ?').run(
     layoutText(entityFields),
     dataset,
@@ -146,48 +147,12 @@ function rekeySql(entityFields: readonly string[]): { sql: string; params: SQLIn
 }
 
 /**
- * After a load on its own connection: its WAL frames (5 GB for 10 M rows) copied into the database by
- * the loader, not left for the serving process's checkpoints to copy under load. PASSIVE never waits;
- * what a reader still holds is copied by the next checkpoint.
- */
-function copyLoad(db: DatabaseSync): void {
-  try {
-    db.exec('PRAGMA wal_checkpoint(PASSIVE)');
-  } catch {
-    // The load is committed; the serving process's checkpoints copy the frames instead.
-  }
-}
-
-/**
  * The natural key `generatedKey` (import-port.ts) gives a stored row, from its JSON: the key fields'
  * values as JSON.stringify wrote them. Field names are checked by the caller to be catalog names.
  */
 function generatedKeySql(fields: readonly string[]): string {
   const values = fields.map((f) => `json(data -> '$."${f.replaceAll("'", "''")}"')`);
   return `'g:' || json_array(${values.join(', ')})`;
-}
-
-/**
- * The start of a load, in its transaction: false when a sample load finds the dataset loaded, else the
- * dataset's rows are deleted and the loaded_at of the load being replaced is returned.
- */
-function beginLoad(
-  db: DatabaseSync,
-  dataset: string,
-  source: RowSource,
-  ifLoadedAt: number | undefined,
-): { previous: number | null } | false {
-  const present = db.prepare('SELECT loaded_at FROM dataset_sources WHERE dataset = ?').get(dataset);
-  if (present && source === 'sample') return false;
-  const previous = present ? num(present.loaded_at) : null;
-  if (ifLoadedAt !== undefined && previous !== ifLoadedAt) {
-    throw new AppError(
-      'conflict',
-      'Another load of this dataset happened meanwhile; nothing was loaded. Run the import again.',
-    );
-  }
-  db.prepare('DELETE FROM dataset_rows WHERE dataset = ?').run(dataset);
-  return { previous };
 }
 
 /** The end of a load, in its transaction: the dataset's source record. */
@@ -199,12 +164,14 @@ function finishLoad(
   previous: number | null,
   csvColumns: readonly string[] | undefined,
   entityFields: readonly string[],
+  rowsKey: string | null,
 ): void {
   db.prepare(
-    `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
-     VALUES (?, ?, ?, ?, ?, ?)
+    `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields, rows_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (dataset) DO UPDATE SET source = excluded.source, row_count = excluded.row_count,
-       loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns, entity_fields = excluded.entity_fields`,
+       loaded_at = excluded.loaded_at, csv_columns = excluded.csv_columns, entity_fields = excluded.entity_fields,
+       rows_key = excluded.rows_key`,
   ).run(
     dataset,
     source,
@@ -213,7 +180,199 @@ function finishLoad(
     Math.max(Date.now(), (previous ?? 0) + 1),
     csvColumns ? csvColumnsKey(csvColumns) : null,
     layoutText(entityFields),
+    rowsKey,
   );
+}
+
+/** How often a process looks for loads another process swapped in (onLoaded). */
+const WATCH_MS = 250;
+
+/** Rows an upsert takes in one transaction, in place; more are written beside the live rows. */
+const IN_PLACE_ROWS = 2_000;
+/** Rows copied per statement when an upsert starts beside the live rows. */
+const COPY_CHUNK = 500;
+
+/**
+ * One upsert's statements: in place on the live key (one transaction), or on a new key that the live
+ * rows are first copied under (`copy`, in slices) and that `swap` makes live.
+ */
+class Upsert {
+  key: string;
+  readonly #db: DatabaseSync;
+  readonly #dataset: string;
+  readonly #timeField: string;
+  readonly #layout: readonly string[];
+  readonly #csvColumns: readonly string[] | undefined;
+  readonly #naturalKey: readonly string[] | undefined;
+  #live = '';
+  #present: DbRow | undefined;
+  #runId: number | null = null;
+  #nextId = 0;
+  #base = 0;
+  #copied = 0;
+  #copyDone = true;
+  #written = 0;
+  #replaced = 0;
+  #seen = 0;
+  #firstT: string | null = null;
+  #lastT: string | null = null;
+  #statements: { existing: StatementSync; replace: StatementSync; insert: StatementSync } | null = null;
+
+  constructor(
+    db: DatabaseSync,
+    dataset: string,
+    timeField: string,
+    layout: readonly string[],
+    csvColumns: readonly string[] | undefined,
+    options: { naturalKey?: readonly string[] },
+  ) {
+    this.#db = db;
+    this.#dataset = dataset;
+    this.#timeField = timeField;
+    this.#layout = layout;
+    this.#csvColumns = csvColumns;
+    this.#naturalKey = options.naturalKey;
+    this.key = liveKey(db, dataset);
+  }
+
+  /** In a transaction: reads what is live; returns its loaded_at, which the swap checks again. */
+  begin(runId: number | null, inPlace: boolean): number | null {
+    const db = this.#db;
+    this.#runId = runId;
+    this.#live = liveKey(db, this.#dataset);
+    this.#present = db
+      .prepare('SELECT source, loaded_at, row_count, entity_fields FROM dataset_sources WHERE dataset = ?')
+      .get(this.#dataset) as DbRow | undefined;
+    const source = this.#present ? str(this.#present.source) : null;
+    const layoutChanged = this.#present && optStr(this.#present.entity_fields) !== layoutText(this.#layout);
+    if (inPlace) {
+      if (source === 'sample') db.prepare('DELETE FROM dataset_rows WHERE dataset = ?').run(this.#live);
+      else if (layoutChanged) rekey(db, this.#dataset, this.#layout);
+      if (source === 'import' && this.#naturalKey) {
+        // Rows a replacing load wrote have no natural key yet: given one here, once, so that this import
+        // replaces them rather than adding them again (a key two of them share stays on the first).
+        db.prepare(
+          `UPDATE OR IGNORE dataset_rows SET nk = ${generatedKeySql(this.#naturalKey)} WHERE dataset = ? AND nk IS NULL`,
+        ).run(this.#live);
+      }
+      this.#base = source === 'import' ? num(this.#present?.row_count) : 0;
+      this.#nextId = num(
+        (
+          db
+            .prepare('SELECT COALESCE(max(id), 0) AS id FROM dataset_rows WHERE dataset = ?')
+            .get(this.#live) as DbRow
+        ).id,
+      );
+    } else {
+      this.#copyDone = source !== 'import';
+    }
+    return this.#present ? num(this.#present.loaded_at) : null;
+  }
+
+  /** Copies the next chunk of live rows under the new key; true when all are. */
+  copy(): boolean {
+    if (this.#copyDone) return true;
+    const db = this.#db;
+    const from = this.#nextId;
+    const copied = Number(
+      db
+        .prepare(
+          `INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${KEY_LIST})
+           SELECT ?, id, t, data, csv, nk, import_id, ${KEY_LIST} FROM dataset_rows
+           WHERE dataset = ? AND id > ? ORDER BY id LIMIT ${COPY_CHUNK}`,
+        )
+        .run(this.key, this.#live, from).changes,
+    );
+    this.#copied += copied;
+    this.#nextId = num(
+      (
+        db
+          .prepare('SELECT COALESCE(max(id), 0) AS id FROM dataset_rows WHERE dataset = ?')
+          .get(this.key) as DbRow
+      ).id,
+    );
+    if (optStr(this.#present?.entity_fields) !== layoutText(this.#layout)) {
+      const { sql, params } = rekeySql(this.#layout);
+      db.prepare(`${sql} AND id > ?`).run(...params, this.key, from);
+    }
+    if (this.#naturalKey)
+      db.prepare(
+        `UPDATE OR IGNORE dataset_rows SET nk = ${generatedKeySql(this.#naturalKey)} WHERE dataset = ? AND id > ? AND nk IS NULL`,
+      ).run(this.key, from);
+    if (copied < COPY_CHUNK) this.#copyDone = true;
+    return this.#copyDone;
+  }
+
+  put({ key: nk, row }: KeyedRow): void {
+    this.#statements ??= {
+      existing: this.#db.prepare('SELECT import_id FROM dataset_rows WHERE dataset = ? AND nk = ?'),
+      replace: this.#db.prepare(
+        `UPDATE dataset_rows SET t = ?, data = ?, csv = ?, import_id = ?, ${entityKeyColumns.map((k) => `${k} = ?`).join(', ')}
+         WHERE dataset = ? AND nk = ?`,
+      ),
+      insert: this.#db.prepare(
+        `INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${KEY_LIST})
+         VALUES (?, ?, ?, ?, ?, ?, ?, ${KEY_MARKS})`,
+      ),
+    };
+    const { existing, replace, insert } = this.#statements;
+    this.#seen++;
+    const t = String(row[this.#timeField] ?? '');
+    if (t !== '' && (this.#firstT === null || t < this.#firstT)) this.#firstT = t;
+    if (t !== '' && (this.#lastT === null || t > this.#lastT)) this.#lastT = t;
+    const csv = this.#csvColumns ? csvRecord(row, this.#csvColumns) : null;
+    const keys = rowKeys(row, this.#layout);
+    const stored = existing.get(this.key, nk) as DbRow | undefined;
+    if (stored) {
+      replace.run(t, JSON.stringify(row), csv, this.#runId, ...keys, this.key, nk);
+      // A key this import already wrote (the file repeats it) was counted then.
+      if (optNum(stored.import_id) !== this.#runId) {
+        this.#replaced++;
+        this.#written++;
+      }
+    } else {
+      insert.run(this.key, ++this.#nextId, t, JSON.stringify(row), csv, nk, this.#runId, ...keys);
+      this.#written++;
+    }
+  }
+
+  /**
+   * In the transaction that ends the upsert: for rows written beside the live ones, the live rows must
+   * still be the ones copied (`loadedAt` as begin read it), else `conflict` and nothing changes.
+   */
+  swap(loadedAt: number | null | undefined): ImportRun {
+    const db = this.#db;
+    const staged = loadedAt !== undefined && this.key !== this.#live;
+    const present = db
+      .prepare('SELECT loaded_at, rows_key FROM dataset_sources WHERE dataset = ?')
+      .get(this.#dataset) as DbRow | undefined;
+    const previous = present ? num(present.loaded_at) : null;
+    if (staged) {
+      if (previous !== loadedAt)
+        throw new AppError(
+          'conflict',
+          'Another load of this dataset happened meanwhile; nothing was loaded. Run the import again.',
+        );
+      retire(db, this.#dataset, this.#live);
+    }
+    const total = (staged ? this.#copied : this.#base) + this.#written - this.#replaced;
+    const rowsKey = staged ? this.key : present ? optStr(present.rows_key) : null;
+    finishLoad(db, this.#dataset, 'import', total, previous, this.#csvColumns, this.#layout, rowsKey);
+    db.prepare('DELETE FROM dataset_loads WHERE rows_key = ?').run(this.key);
+    swapRun(
+      db,
+      this.#runId,
+      {
+        read: this.#seen,
+        inserted: this.#written - this.#replaced,
+        replaced: this.#replaced,
+        firstT: this.#firstT,
+        lastT: this.#lastT,
+      },
+      Date.now(),
+    );
+    return importRunFrom(db.prepare('SELECT * FROM import_runs WHERE id = ?').get(this.#runId) as DbRow);
+  }
 }
 
 export class SqliteStore implements Store {
@@ -221,8 +380,11 @@ export class SqliteStore implements Store {
   readonly #path: string;
   readonly #statements = new Map<string, StatementSync>();
   #batch: { work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }[] = [];
-  /** The streamed load running or last queued: streamed loads of this process take turns. */
-  #streamLoads: Promise<void> = Promise.resolve();
+  /** The deletion of replaced and dead loads' rows under way in this process (reapLoads). */
+  #reaping: Promise<void> | null = null;
+  readonly #loadListeners = new Set<(dataset: string) => void>();
+  /** What the watch last saw: PRAGMA data_version, and each dataset's loaded_at. */
+  #watch: { timer: NodeJS.Timeout; version: number; loadedAt: Map<string, number> } | null = null;
   /** A file database's WAL checkpoints, off the serving thread (checkpointer.ts). */
   readonly #checkpointer: Checkpointer | null = null;
   /** A file database's read workers, for reads that check rows one by one (scan-workers.ts). */
@@ -356,6 +518,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    if (this.#watch) clearInterval(this.#watch.timer);
+    this.#watch = null;
     // The worker's connection first. What this process wrote leaves the WAL now: the last connection to
     // close checkpoints on its own, but a server may still hold the file open.
     await this.#scans?.close();
@@ -808,11 +972,17 @@ export class SqliteStore implements Store {
     rows: readonly Row[],
     source: RowSource,
     csvColumns?: readonly string[],
-    options: { ifLoadedAt?: number } = {},
+    options: { ifLoadedAt?: number; run?: NewImportRun } = {},
   ): Promise<boolean> {
+    if (source === 'import') {
+      async function* whole(): AsyncGenerator<readonly Row[]> {
+        yield rows;
+      }
+      return this.#replace(dataset, timeField, whole(), csvColumns, options);
+    }
+    // Sample rows: a few hundred, into an empty dataset only, in one transaction.
     return this.#tx(() => {
-      const start = beginLoad(this.#db, dataset, source, options.ifLoadedAt);
-      if (start === false) return false;
+      if (this.#db.prepare('SELECT 1 FROM dataset_sources WHERE dataset = ?').get(dataset)) return false;
       const insert = this.#stmt(INSERT_DATASET_ROW);
       const layout = this.#layoutOf(dataset);
       rows.forEach((row, index) => {
@@ -826,83 +996,137 @@ export class SqliteStore implements Store {
           ...rowKeys(row, layout),
         );
       });
-      finishLoad(this.#db, dataset, source, rows.length, start.previous, csvColumns, layout);
+      finishLoad(this.#db, dataset, source, rows.length, null, csvColumns, layout, null);
       return true;
     });
   }
 
-  /**
-   * One BEGIN IMMEDIATE ... COMMIT around every batch. A file database is loaded on a connection of its
-   * own: the transaction stays open across the awaits between batches, and on the store's connection
-   * any statement this process ran meanwhile would join it (and be rolled back with it). Writers on
-   * other connections wait for the COMMIT, as they wait for any `tmd import`. An in-memory database
-   * has only the one connection: there the caller must not write while a streamed load runs.
-   */
   async loadRowsStream(
     dataset: string,
     timeField: string,
     batches: AsyncIterable<readonly Row[]>,
     source: RowSource,
     csvColumns?: readonly string[],
-    options: { ifLoadedAt?: number } = {},
+    options: { ifLoadedAt?: number; run?: NewImportRun } = {},
   ): Promise<boolean> {
-    return this.#streamed(async (db) => {
-      const start = beginLoad(db, dataset, source, options.ifLoadedAt);
-      if (start === false) return false;
-      const insert = db.prepare(INSERT_DATASET_ROW);
-      const layout = this.#layoutOf(dataset);
-      let count = 0;
+    if (source === 'import') return this.#replace(dataset, timeField, batches, csvColumns, options);
+    const rows: Row[] = [];
+    for await (const batch of batches) rows.push(...batch);
+    return this.loadRows(dataset, timeField, rows, source, csvColumns, options);
+  }
+
+  /** Every slice of a load, and its swap, on this connection: synchronous, so nothing interleaves. */
+  readonly #write = <T>(work: () => T): T => this.#tx(work);
+
+  /**
+   * A replacing load (row-loads.ts): the rows are written under a key of their own in short
+   * transactions, then swapped in at once; an error leaves the dataset as it was, its run `failed`.
+   */
+  async #replace(
+    dataset: string,
+    timeField: string,
+    batches: AsyncIterable<readonly Row[]>,
+    csvColumns: readonly string[] | undefined,
+    options: { ifLoadedAt?: number; run?: NewImportRun },
+  ): Promise<boolean> {
+    await this.#reap();
+    const db = this.#db;
+    const key = newRowsKey(dataset);
+    const layout = this.#layoutOf(dataset);
+    const runId = this.#write(() => startLoad(db, dataset, key, options.run ?? null));
+    const insert = db.prepare(INSERT_DATASET_ROW);
+    let count = 0;
+    let firstT: string | null = null;
+    let lastT: string | null = null;
+    try {
       for await (const batch of batches) {
-        for (const row of batch) {
+        let i = 0;
+        await sliced(this.#write, () => {
+          const row = batch[i++];
+          if (row === undefined) return true;
+          const t = String(row[timeField] ?? '');
+          if (t !== '' && (firstT === null || t < firstT)) firstT = t;
+          if (t !== '' && (lastT === null || t > lastT)) lastT = t;
           const csv = csvColumns ? csvRecord(row, csvColumns) : null;
-          insert.run(
-            dataset,
-            ++count,
-            String(row[timeField] ?? ''),
-            JSON.stringify(row),
-            csv,
-            ...rowKeys(row, layout),
-          );
-        }
+          insert.run(key, ++count, t, JSON.stringify(row), csv, ...rowKeys(row, layout));
+          return i >= batch.length;
+        });
       }
-      finishLoad(db, dataset, source, count, start.previous, csvColumns, layout);
-      return true;
-    });
+      this.#write(() => {
+        const present = db.prepare('SELECT loaded_at FROM dataset_sources WHERE dataset = ?').get(dataset) as
+          | DbRow
+          | undefined;
+        const previous = present ? num(present.loaded_at) : null;
+        if (options.ifLoadedAt !== undefined && previous !== options.ifLoadedAt)
+          throw new AppError(
+            'conflict',
+            'Another load of this dataset happened meanwhile; nothing was loaded. Run the import again.',
+          );
+        retire(db, dataset, liveKey(db, dataset));
+        finishLoad(db, dataset, 'import', count, previous, csvColumns, layout, key);
+        db.prepare('DELETE FROM dataset_loads WHERE rows_key = ?').run(key);
+        swapRun(db, runId, { read: count, inserted: count, replaced: 0, firstT, lastT }, Date.now());
+      });
+    } catch (error) {
+      this.#write(() => failLoad(db, dataset, key, runId, (error as Error).message));
+      await this.#reap();
+      throw error;
+    }
+    this.#loaded(dataset);
+    await this.#reap();
+    return true;
   }
 
   /**
-   * A streamed load's transaction: streamed loads of this process take turns; a file database is loaded
-   * on a connection of its own, which copies the load's WAL frames after the COMMIT (copyLoad). `work`
-   * returning false rolls back (nothing to load); throwing rolls back and is told as it is.
+   * Calls `listener` with a dataset's key whenever a load of it is swapped in, by this process at once
+   * and by another within WATCH_MS: another process's commit moves PRAGMA data_version, and only then
+   * are the datasets' loaded_at compared.
    */
-  async #streamed<T>(work: (db: DatabaseSync) => Promise<T>): Promise<T> {
-    const before = this.#streamLoads;
-    let finished = () => {};
-    this.#streamLoads = new Promise<void>((resolve) => {
-      finished = resolve;
+  onLoaded(listener: (dataset: string) => void): void {
+    this.#loadListeners.add(listener);
+    if (this.#watch || this.#path === ':memory:') return;
+    const version = () => num(this.#get('PRAGMA data_version')?.data_version);
+    const loadedAt = () =>
+      new Map(
+        this.#all('SELECT dataset, loaded_at FROM dataset_sources').map((r) => [
+          str(r.dataset),
+          num(r.loaded_at),
+        ]),
+      );
+    const timer = setInterval(() => {
+      const watch = this.#watch;
+      if (!watch || !this.#db.isOpen) return;
+      try {
+        const now = version();
+        if (now === watch.version) return;
+        watch.version = now;
+        const seen = loadedAt();
+        for (const [dataset, at] of seen)
+          if (watch.loadedAt.get(dataset) !== at) this.#loaded(dataset, false);
+        watch.loadedAt = seen;
+      } catch {
+        // Busy or closing: the next tick looks again.
+      }
+    }, WATCH_MS);
+    timer.unref();
+    this.#watch = { timer, version: version(), loadedAt: loadedAt() };
+  }
+
+  #loaded(dataset: string, own = true): void {
+    if (own && this.#watch)
+      this.#watch.loadedAt.set(
+        dataset,
+        num(this.#get('SELECT loaded_at FROM dataset_sources WHERE dataset = ?', dataset)?.loaded_at),
+      );
+    for (const listener of this.#loadListeners) listener(dataset);
+  }
+
+  /** Deletes the rows of replaced and dead loads (row-loads.ts), one at a time per process. */
+  #reap(): Promise<void> {
+    this.#reaping ??= reapLoads(this.#db, this.#write).finally(() => {
+      this.#reaping = null;
     });
-    await before;
-    let db: DatabaseSync | undefined;
-    try {
-      db = this.#path === ':memory:' ? this.#db : openDatabase(this.#path);
-      try {
-        db.exec('BEGIN IMMEDIATE');
-      } catch (error) {
-        throw busyAsUnavailable(error);
-      }
-      try {
-        const result = await work(db);
-        db.exec(result === false ? 'ROLLBACK' : 'COMMIT');
-        if (result !== false && db !== this.#db) copyLoad(db);
-        return result;
-      } catch (error) {
-        if (db.isTransaction) db.exec('ROLLBACK');
-        throw busyAsUnavailable(error);
-      }
-    } finally {
-      if (db !== undefined && db !== this.#db) db.close();
-      finished();
-    }
+    return this.#reaping;
   }
 
   async datasetSource(
@@ -920,6 +1144,8 @@ export class SqliteStore implements Store {
 
   async syncLayouts(layouts: ReadonlyMap<string, readonly string[]>): Promise<{ rekeyed: string[] }> {
     this.#layouts = new Map(layouts);
+    // Rows a killed load left: deleted in slices meanwhile, not before the start.
+    this.#reap().catch(() => {});
     const rekeyed: string[] = [];
     for (const row of this.#all('SELECT dataset, entity_fields FROM dataset_sources')) {
       const dataset = str(row.dataset);
@@ -1051,8 +1277,9 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * One BEGIN IMMEDIATE ... COMMIT around every batch, on a connection of its own for a file database
-   * (as loadRowsStream). A key a later record repeats replaces the row an earlier one wrote.
+   * Up to IN_PLACE_ROWS rows are upserted in one short transaction. More are written beside the live
+   * rows: the live rows copied under a new key, the new rows upserted there, in slices, then swapped in
+   * (row-loads.ts). A key a later record repeats replaces the row an earlier one wrote.
    */
   async upsertRowsStream(
     dataset: string,
@@ -1062,88 +1289,63 @@ export class SqliteStore implements Store {
     csvColumns?: readonly string[],
     options: { naturalKey?: readonly string[] } = {},
   ): Promise<ImportRun> {
-    return this.#streamed(async (on) => {
-      const get = (sql: string, ...params: SQLInputValue[]) =>
-        on.prepare(sql).get(...params) as DbRow | undefined;
-      const present = get(
-        'SELECT source, loaded_at, entity_fields FROM dataset_sources WHERE dataset = ?',
-        dataset,
-      );
-      const layout = this.#layoutOf(dataset);
-      if (present && str(present.source) === 'sample')
-        on.prepare('DELETE FROM dataset_rows WHERE dataset = ?').run(dataset);
-      else if (present && optStr(present.entity_fields) !== layoutText(layout)) rekey(on, dataset, layout);
-      if (present && str(present.source) === 'import' && options.naturalKey) {
-        // Rows a replacing load wrote have no natural key yet: given one here, once, so that this import
-        // replaces them rather than adding them again (a key two of them share stays on the first).
-        on.prepare(
-          `UPDATE OR IGNORE dataset_rows SET nk = ${generatedKeySql(options.naturalKey)} WHERE dataset = ? AND nk IS NULL`,
-        ).run(dataset);
+    const iterator = batches[Symbol.asyncIterator]();
+    const head: KeyedRow[] = [];
+    let ended = false;
+    while (head.length <= IN_PLACE_ROWS) {
+      const next = await iterator.next();
+      if (next.done) {
+        ended = true;
+        break;
       }
-      const runId = num(
-        get(
-          `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
-           imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, NULL, NULL) RETURNING id`,
-          dataset,
-          run.importer,
-          run.sourceName,
-          run.fileName,
-          run.sha256,
-          run.licence,
-          run.attribution,
-          run.importedAt,
-          run.rowsRead,
-          run.rowsRejected,
-        )?.id,
-      );
-      let nextId = num(
-        get('SELECT COALESCE(max(id), 0) AS id FROM dataset_rows WHERE dataset = ?', dataset)?.id,
-      );
-      const existing = on.prepare('SELECT import_id FROM dataset_rows WHERE dataset = ? AND nk = ?');
-      const replace = on.prepare(
-        `UPDATE dataset_rows SET t = ?, data = ?, csv = ?, import_id = ?, ${entityKeyColumns.map((k) => `${k} = ?`).join(', ')}
-        WHERE dataset = ? AND nk = ?`,
-      );
-      const insert = on.prepare(
-        `INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${KEY_LIST})
-        VALUES (?, ?, ?, ?, ?, ?, ?, ${KEY_MARKS})`,
-      );
-      let written = 0;
-      let replaced = 0;
-      let seen = 0;
-      let firstT: string | null = null;
-      let lastT: string | null = null;
-      for await (const batch of batches) {
-        seen += batch.length;
-        for (const { key, row } of batch) {
-          const t = String(row[timeField] ?? '');
-          if (t !== '' && (firstT === null || t < firstT)) firstT = t;
-          if (t !== '' && (lastT === null || t > lastT)) lastT = t;
-          const csv = csvColumns ? csvRecord(row, csvColumns) : null;
-          const keys = rowKeys(row, layout);
-          const stored = existing.get(dataset, key);
-          if (stored) {
-            replace.run(t, JSON.stringify(row), csv, runId, ...keys, dataset, key);
-            // A key this import already wrote (the file repeats it) was counted then.
-            if (optNum(stored.import_id) !== runId) {
-              replaced++;
-              written++;
-            }
-          } else {
-            insert.run(dataset, ++nextId, t, JSON.stringify(row), csv, key, runId, ...keys);
-            written++;
-          }
+      head.push(...next.value);
+    }
+    const upsert = new Upsert(this.#db, dataset, timeField, this.#layoutOf(dataset), csvColumns, options);
+    if (ended) {
+      const result = this.#write(() => {
+        const runId = startLoad(this.#db, dataset, upsert.key, run);
+        upsert.begin(runId, true);
+        for (const row of head) upsert.put(row);
+        return upsert.swap(null);
+      });
+      this.#loaded(dataset);
+      return result;
+    }
+    await this.#reap();
+    const db = this.#db;
+    const key = newRowsKey(dataset);
+    upsert.key = key;
+    const runId = this.#write(() => startLoad(db, dataset, key, run));
+    let done: ImportRun;
+    try {
+      const from = this.#write(() => upsert.begin(runId, false));
+      await sliced(this.#write, () => upsert.copy());
+      let i = 0;
+      const rest = async function* (): AsyncGenerator<readonly KeyedRow[]> {
+        yield head;
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) return;
+          yield next.value;
         }
+      };
+      for await (const batch of rest()) {
+        i = 0;
+        await sliced(this.#write, () => {
+          const row = batch[i++];
+          if (row !== undefined) upsert.put(row);
+          return i >= batch.length;
+        });
       }
-      // A generic import knows how many rows it read only now.
-      on.prepare(
-        'UPDATE import_runs SET rows_read = max(rows_read, ?), rows_inserted = ?, rows_replaced = ?, first_t = ?, last_t = ? WHERE id = ?',
-      ).run(seen, written - replaced, replaced, firstT, lastT, runId);
-      const total = num(get('SELECT count(*) AS n FROM dataset_rows WHERE dataset = ?', dataset)?.n);
-      finishLoad(on, dataset, 'import', total, present ? num(present.loaded_at) : null, csvColumns, layout);
-      return importRunFrom(get('SELECT * FROM import_runs WHERE id = ?', runId) as DbRow);
-    });
+      done = this.#write(() => upsert.swap(from));
+    } catch (error) {
+      this.#write(() => failLoad(db, dataset, key, runId, (error as Error).message));
+      await this.#reap();
+      throw error;
+    }
+    this.#loaded(dataset);
+    await this.#reap();
+    return done;
   }
 
   async listImportRuns(
@@ -1176,8 +1378,9 @@ export class SqliteStore implements Store {
     const span = this.#get(
       // Two subqueries: SQLite reads min() or max() alone as one end of the index, but the two in one
       // SELECT as a walk over every row of the dataset (1.2 s on 10 M rows, on the serving thread).
-      `SELECT (SELECT min(t) FROM dataset_rows WHERE dataset = ?1) AS first_t,
-              (SELECT max(t) FROM dataset_rows WHERE dataset = ?1) AS last_t`,
+      `SELECT (SELECT min(t) FROM dataset_rows WHERE dataset = ${LIVE_KEY}) AS first_t,
+              (SELECT max(t) FROM dataset_rows WHERE dataset = ${LIVE_KEY}) AS last_t`,
+      dataset,
       dataset,
     );
     return {
