@@ -7,6 +7,7 @@
  *   domain/                         the rules; imports catalog/ and the ports, never a face
  *   catalog/, store/, limits/       the data's layers; never the domain or a face
  *   planners/                       adapters of the domain's Planner port; only the composition picks one
+ *   collectors/                     the collectors' HTTP client and schedule; only the composition uses them
  */
 const faces = ['^src/http/', '^src/mcp/', '^src/cli/'];
 const composition = '^src/(app|main|deps)[.]ts$';
@@ -32,7 +33,7 @@ module.exports = {
       severity: 'error',
       comment: 'Faces reach storage, limits and the planner adapters only through the domain.',
       from: { path: faces },
-      to: { path: ['^src/store/', '^src/limits/', '^src/planners/'] },
+      to: { path: ['^src/store/', '^src/limits/', '^src/planners/', '^src/collectors/'] },
     },
     {
       name: 'no-face-to-composition',
@@ -68,6 +69,7 @@ module.exports = {
           '^src/store/(sqlite|postgres)/',
           '^src/limits/redis/',
           '^src/planners/',
+          '^src/collectors/',
         ],
       },
     },

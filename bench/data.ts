@@ -362,7 +362,8 @@ console.log(
     ? `ledger audits: ${audits.length} (after every run), all clean`
     : `warning: ${dirty} of ${audits.length} ledger audits found mismatches`,
 );
-saveResults(`data-${backend}`, {
+// A run with --external is a comparison of its own: it leaves the stored-data tables as they were.
+saveResults(external ? 'data-external' : `data-${backend}`, {
   measuredAt: new Date().toISOString(),
   machine: machine(),
   options: {

@@ -47,7 +47,7 @@ interface DataResults {
   options: {
     backend: string;
     dataset: string;
-    rows: { small: number; large: number };
+    rows: { small: number; large: number; external?: number };
     connections: number;
     rounds: number;
     seconds: number;
@@ -179,6 +179,74 @@ function dataTable(d: DataResults): string {
   return lines.join('\n');
 }
 
+/** The same reads of the same rows, stored and from an operator's table (`--data --external`). */
+function externalTable(d: DataResults): string {
+  const byId = new Map(d.reads.map((r) => [r.id, r]));
+  const cost = (f: Figures | undefined) =>
+    f?.cpuUs === null || f?.cpuUs === undefined ? null : f.cpuUs + (f.postgresUs ?? 0) + (f.redisUs ?? 0);
+  const lines = [
+    `PostgreSQL + Redis, \`${d.options.dataset}\`, ${d.options.rows.large.toLocaleString('en')} rows stored and the same rows in an operator's table (indexed on each entity column and on time), ${d.options.connections} connections, ${d.options.rounds} interleaved rounds of ${d.options.seconds} s (medians), measured ${day(d.measuredAt)} on ${machineLine(d.machine)}. CPU of the service, PostgreSQL and Redis per read.`,
+    '',
+    '| read | stored | operator table | operator table / stored | p99, operator table |',
+    '|---|---|---|---|---|',
+  ];
+  for (const read of d.reads.filter((r) => r.id.startsWith('large:'))) {
+    const id = read.id.slice('large:'.length);
+    const ext = byId.get(`external:${id}`);
+    const a = cost(read.figures);
+    const b = cost(ext?.figures);
+    lines.push(
+      `| ${read.name.slice('large: '.length)} | ${us(a)} | ${us(b)} | ${a === null || b === null ? '—' : times(b / a)} | ${ext ? `${ext.figures.p99} ms` : '—'} |`,
+    );
+  }
+  lines.push('', `Target: one entity's page within 1.5 × the same read of stored rows.`);
+  return lines.join('\n');
+}
+
+interface LiveGroup {
+  reads: number;
+  non200: number;
+  mixed: number;
+  p50: number;
+  p99: number;
+}
+interface LiveResults {
+  measuredAt: string;
+  machine: Machine;
+  options: { backend: string; dataset: string; rows: number; kills: number; connections: number };
+  baseline: { imported: LiveGroup; other: LiveGroup };
+  killed: { imported: LiveGroup; other: LiveGroup };
+  figures: {
+    seconds: number;
+    rowsPerSecond: number;
+    peakRssBytes: number;
+    imported: LiveGroup;
+    other: LiveGroup;
+    newRowsServed: boolean;
+    burnsMatchReads: boolean;
+  };
+  audit: { clean: boolean };
+}
+function liveTable(l: LiveResults): string {
+  const o = l.options;
+  const row = (phase: string, group: string, g: LiveGroup) =>
+    `| ${phase} | ${group} | ${g.reads.toLocaleString('en')} | ${g.non200} | ${g.mixed} | ${g.p50} ms | ${g.p99} ms |`;
+  return [
+    `${o.backend === 'postgres' ? 'PostgreSQL + Redis' : 'SQLite (WAL)'}: \`tmd import ${o.dataset} <file> --replace\` of ${o.rows.toLocaleString('en')} rows into a running service while ${o.connections} connections read (half that dataset, half another), measured ${day(l.measuredAt)} on ${machineLine(l.machine)}. The import took ${l.figures.seconds.toFixed(1)} s (${l.figures.rowsPerSecond.toLocaleString('en')} rows/s) at ${(l.figures.peakRssBytes / 1048576).toFixed(0)} MB peak resident.`,
+    '',
+    '| phase | reads of | reads | non-2xx | pages mixing old and new | p50 | p99 |',
+    '|---|---|---|---|---|---|---|',
+    row('no import', 'the dataset', l.baseline.imported),
+    row('no import', 'another dataset', l.baseline.other),
+    row(`${o.kills} imports killed (kill -9)`, 'the dataset', l.killed.imported),
+    row(`${o.kills} imports killed (kill -9)`, 'another dataset', l.killed.other),
+    row('the import', 'the dataset', l.figures.imported),
+    row('the import', 'another dataset', l.figures.other),
+    '',
+    `New rows served after the swap: ${l.figures.newRowsServed ? 'yes' : '**no**'}. One burn per read served: ${l.figures.burnsMatchReads ? 'yes' : '**no**'}. Ledger audit: ${l.audit.clean ? 'clean' : '**mismatches**'}.`,
+  ].join('\n');
+}
+
 let page = readFileSync(PAGE, 'utf8');
 function replace(marker: string, text: string): void {
   const start = `<!-- ${marker}:start (npm run bench:docs) -->`;
@@ -199,6 +267,9 @@ const sections: [string, string, (value: never) => string][] = [
   ['grow', 'bench:grow', (g: GrowResults) => growTable(g)],
   ['data-sqlite', 'bench:data-sqlite', (d: DataResults) => dataTable(d)],
   ['data-postgres', 'bench:data-postgres', (d: DataResults) => dataTable(d)],
+  ['data-external', 'bench:data-external', (d: DataResults) => externalTable(d)],
+  ['live-import-sqlite', 'bench:live-import-sqlite', (l: LiveResults) => liveTable(l)],
+  ['live-import-postgres', 'bench:live-import-postgres', (l: LiveResults) => liveTable(l)],
 ];
 for (const [section, marker, render] of sections) {
   if (all[section] === undefined || !page.includes(`<!-- ${marker}:start`)) continue;

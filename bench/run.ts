@@ -5,7 +5,7 @@
  * against the same service. The headline of each mode is its CPU ratio; requests/s, p50 and p99 follow.
  * After every mode it audits the ledger of the store (every balance the sum of its entries). With
  * `--heavy=N` (default 64 with `--backend postgres`) it measures (a) and (b) again at N connections;
- * `--grow` runs the growth mode instead (bench/grow.ts), `--data` the large-dataset reads (bench/data.ts). Results go to bench/results/latest.json, which
+ * `--grow` runs the growth mode instead (bench/grow.ts), `--data` the large-dataset reads (bench/data.ts), `--live-import` an import under load (bench/live-import.ts). Results go to bench/results/latest.json, which
  * `npm run bench:docs` turns into the tables of docs/benchmarks.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -42,6 +42,10 @@ if (args.has('grow')) {
 }
 if (args.has('data')) {
   await import('./data.ts');
+  process.exit(0);
+}
+if (args.has('live-import')) {
+  await import('./live-import.ts');
   process.exit(0);
 }
 const backend = args.get('backend') ?? 'sqlite';

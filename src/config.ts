@@ -131,6 +131,22 @@ const externalDatasetSchema = z.strictObject({
 });
 export type ExternalDatasetConfig = z.infer<typeof externalDatasetSchema>;
 
+/** A collector's settings (docs/collectors.md); a source not listed is not scheduled. */
+const collectorSourceSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** Cron (UTC); the source's own when absent. */
+  schedule: z.string().min(9).optional(),
+  base_url: z.url().optional(),
+  per_second: z.number().positive().max(10).optional(),
+  options: z.record(z.string(), z.unknown()).default({}),
+});
+
+const collectorsSchema = z.strictObject({
+  /** Who the operator is, sent as the User-Agent (SEC EDGAR requires one: "Company admin@example.com"). */
+  user_agent: z.string().min(3).nullable().default(null),
+  sources: z.record(z.string(), collectorSourceSchema).default({}),
+});
+
 export const serviceFileSchema = z
   .strictObject({
     sandbox: z.strictObject({
@@ -160,6 +176,7 @@ export const serviceFileSchema = z
     early_bird: z.strictObject({ cohort_cutoff: z.iso.datetime() }),
     quote_source_domains: z.array(z.string().regex(/^[a-z0-9-]+$/)).length(2),
     external_datasets: z.array(externalDatasetSchema).default([]),
+    collectors: collectorsSchema.default({ user_agent: null, sources: {} }),
   })
   .superRefine((file, ctx) => {
     if (file.pricing.terminal_surcharge_percent !== file.pricing.how_you_pay.terminal_surcharge.percent) {
@@ -280,6 +297,12 @@ const envSchema = z.object({
   ASSISTANT_URL: z.url().optional(),
   ASSISTANT_MODEL: z.string().min(1).default('default'),
   ASSISTANT_API_KEY: z.string().min(1).optional(),
+  /** Credentials of collector sources (docs/collectors.md). */
+  FRED_API_KEY: z.string().min(1).optional(),
+  EIA_API_KEY: z.string().min(1).optional(),
+  BLS_API_KEY: z.string().min(1).optional(),
+  /** Set to 0 to keep a node from running scheduled collectors (the others still do). */
+  COLLECTORS: z.enum(['0', '1']).default('1'),
   ASSISTANT_TIMEOUT_MS: intVar(1000, 600_000, 60_000),
 });
 

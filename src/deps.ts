@@ -6,12 +6,14 @@ import { Catalog } from './catalog/catalog.ts';
 import { loadCatalogFile } from './catalog/catalog-file.ts';
 import { CursorCodec } from './catalog/read-plan.ts';
 import type { DatasetDef } from './catalog/types.ts';
+import { PoliteHttp } from './collectors/http.ts';
 import type { Env, ServiceFile } from './config.ts';
 import { ConfigError, loadServiceFile } from './config.ts';
 import { Accounts } from './domain/accounts.ts';
 import { Analyses } from './domain/analysis/analyses.ts';
 import { BuiltInPlanner } from './domain/analysis/built-in-planner.ts';
 import { Authenticator } from './domain/auth.ts';
+import { Collections } from './domain/collections.ts';
 import { Credentials } from './domain/credentials.ts';
 import { DataExports } from './domain/export.ts';
 import { DataImports } from './domain/imports.ts';
@@ -348,6 +350,22 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
       : null,
   });
   const operator = new Operator({ store, datasets: rowStore, config, catalog, credentials, now });
+  const collections = new Collections({
+    datasets: rowStore,
+    catalog,
+    config: config.collectors,
+    http: (options) => new PoliteHttp(options),
+    credentials: {
+      FRED_API_KEY: env.FRED_API_KEY,
+      EIA_API_KEY: env.EIA_API_KEY,
+      BLS_API_KEY: env.BLS_API_KEY,
+    },
+    now,
+    onRun: (run) => {
+      metrics.collected(run);
+      for (const dataset of run.datasets) reads.forget(dataset);
+    },
+  });
   return {
     env,
     config,
@@ -367,6 +385,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     imports,
     analyses,
     operator,
+    collections,
     charges,
     now,
     metrics,

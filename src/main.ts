@@ -1,6 +1,7 @@
 /** The process: read config, build deps, listen, shut down cleanly. The only place that listens. */
 
 import { buildApp } from './app.ts';
+import { scheduleCollectors } from './collectors/schedule.ts';
 import { ConfigError, parseEnv } from './config.ts';
 import { buildDeps, closeDeps } from './deps.ts';
 import { scheduleMonthlyCredits } from './domain/packages.ts';
@@ -22,9 +23,14 @@ async function main(): Promise<void> {
         err: (error as Error).message,
       }),
   );
+  // Collectors on their schedules (docs/collectors.md); COLLECTORS=0 keeps this node out of it.
+  const stopCollectors = env.COLLECTORS === '1' ? scheduleCollectors(deps.collections, deps.log) : () => {};
   const shutdown = gracefulShutdown(app, deps, {
     graceMs: env.SHUTDOWN_GRACE_MS,
-    stopJobs: stopMonthlyCredits,
+    stopJobs: () => {
+      stopMonthlyCredits();
+      stopCollectors();
+    },
     exit: (code) => process.exit(code),
     close: () => closeDeps(deps),
   });

@@ -57,6 +57,14 @@ export class Metrics {
   readonly #refusals: Twin<client.Counter<'code'>>;
   readonly #debitDuration: Twin<client.Histogram>;
   readonly #admissionDuration: Twin<client.Histogram>;
+  /** Per collector source: when it last succeeded, rows it wrote, runs that failed (set in the constructor). */
+  readonly collected: (run: {
+    source: string;
+    outcome: string;
+    finishedAt: number;
+    rowsNew: number;
+    rowsChanged: number;
+  }) => void;
 
   constructor() {
     this.#openMetrics.setContentType(client.openMetricsContentType);
@@ -139,6 +147,41 @@ export class Metrics {
         this.#reads.each((c) => c.inc({ channel, cost_class: cost }, 0));
         this.#tokensBurned.each((c) => c.inc({ channel, cost_class: cost }, 0));
       }
+    }
+    {
+      const lastSuccess = this.#twin(
+        (register) =>
+          new client.Gauge({
+            name: 'tmd_collector_last_success_timestamp_seconds',
+            help: 'When each collector source last finished a run without error (Unix seconds)',
+            labelNames: ['source'],
+            registers: [register],
+          }),
+      );
+      const rows = this.#twin(
+        (register) =>
+          new client.Counter({
+            name: 'tmd_collector_rows_total',
+            help: 'Rows each collector source wrote (new or changed)',
+            labelNames: ['source'],
+            registers: [register],
+          }),
+      );
+      const failures = this.#twin(
+        (register) =>
+          new client.Counter({
+            name: 'tmd_collector_failures_total',
+            help: 'Collector runs that failed, by source',
+            labelNames: ['source'],
+            registers: [register],
+          }),
+      );
+      this.collected = (run) => {
+        const labels = { source: run.source };
+        rows.each((c) => c.inc(labels, run.rowsNew + run.rowsChanged));
+        if (run.outcome === 'failed') failures.each((c) => c.inc(labels));
+        else lastSuccess.each((g) => g.set(labels, run.finishedAt / 1000));
+      };
     }
   }
 

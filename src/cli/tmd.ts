@@ -32,6 +32,7 @@ import { AppError } from '../errors.ts';
 import { packagePath } from '../package-files.ts';
 import type { Services } from '../services.ts';
 import { presentAccountView } from '../views/accounts.ts';
+import { presentCollectionRun, presentCollectorStatus } from '../views/collectors.ts';
 import { keyExpiry, label } from '../views/common.ts';
 import { presentKey } from '../views/keys.ts';
 import { presentLedgerEntry, presentMonthlyCreditRun } from '../views/ledger.ts';
@@ -84,6 +85,9 @@ Usage:
   tmd import <domain/name> <file> [--format csv|ndjson|json] [--map <field>=<column>]... [--map <file.json>]
              [--set <field>=<value>]... [--null <token>]... [--merge | --replace] [--dry-run]
 
+  tmd collect <source> [--since <YYYY-MM-DD>] [--backfill]   one run of a collector now (docs/collectors.md)
+  tmd collect --status                          every source: last success, next run, lag, last error
+
   tmd --version
 
 <account> is an account id (acc_...) or its email. On a terminal the answer is printed for a person; with
@@ -116,6 +120,11 @@ export function version(): string {
 
 class UsageError extends Error {
   override name = 'UsageError';
+}
+
+/** A command that did its work and reported it, but whose work failed (exit 1). */
+class CommandFailed extends Error {
+  override name = 'CommandFailed';
 }
 
 /** The answer: JSON for scripts (--json, or not a terminal), else a few aligned lines for a person. */
@@ -530,6 +539,32 @@ export async function dispatch(deps: Services, cliIo: CliIo, args: string[]): Pr
     case 'import':
       await runImport(deps, operator, io, sub === undefined ? rest : [sub, ...rest]);
       return;
+    case 'collect': {
+      const { values, positionals } = parseArgs({
+        args: sub === undefined ? rest : [sub, ...rest],
+        allowPositionals: true,
+        options: {
+          since: { type: 'string' },
+          backfill: { type: 'boolean', default: false },
+          status: { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+        },
+      });
+      if (values.status) {
+        const at = now();
+        print(io, { data: (await deps.collections.status()).map((s) => presentCollectorStatus(s, at)) });
+        return;
+      }
+      if (values.since !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.since))
+        throw new UsageError('--since must be a date, YYYY-MM-DD');
+      const run = await deps.collections.run(arg(positionals, 0, 'source'), {
+        ...(values.since === undefined ? {} : { since: values.since }),
+        backfill: values.backfill,
+      });
+      print(io, presentCollectionRun(run));
+      if (run.outcome === 'failed') throw new CommandFailed(`${run.source}: the run failed: ${run.error}`);
+      return;
+    }
   }
   throw new UsageError(
     command === undefined ? 'no command' : `unknown command: ${[command, sub].filter(Boolean).join(' ')}`,
@@ -565,7 +600,8 @@ export function reportError(error: unknown, io: CliIo): number {
     return 2;
   }
   if (error instanceof AppError) io.stderr(`tmd: ${error.code}: ${error.message}\n`);
-  else if (error instanceof ImportError || error instanceof ConfigError) io.stderr(`tmd: ${error.message}\n`);
+  else if (error instanceof ImportError || error instanceof ConfigError || error instanceof CommandFailed)
+    io.stderr(`tmd: ${error.message}\n`);
   else if ((error as NodeJS.ErrnoException).syscall !== undefined)
     // A file that cannot be read (missing, a directory, no permission): the system's message says which.
     io.stderr(`tmd: ${(error as Error).message}\n`);

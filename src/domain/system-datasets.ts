@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Row, RowQuery } from '../catalog/types.ts';
-import type { Datasets, ImportRun, Ledger, StoredRow } from '../store/port.ts';
+import type { CollectionRun, CollectorState, Datasets, ImportRun, Ledger, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { formatMicros } from './money.ts';
 import { usageScope } from './usage-summary.ts';
@@ -137,11 +137,55 @@ export async function recordRows(
 ): Promise<Row[]> {
   if (dataset === 'system/api-usage') return apiUsage(stores.ledger, caller);
   const runs = await stores.datasets.listImportRuns({}, MAX_RUNS);
-  if (dataset === 'system/data-collection-log') return collectionLog(runs);
+  if (dataset === 'system/data-collection-log') {
+    // A collector's run stands for the imports it made (one per chunk it stored).
+    const imports = collectionLog(runs.filter((r) => !r.importer.startsWith('collector:')));
+    const collected = (await stores.datasets.listCollectionRuns(MAX_RUNS)).map(collectorLog);
+    return [...collected, ...imports];
+  }
   const [metadata, backfill, sync] = await datasetFacts(stores.datasets, runs, now);
   if (dataset === 'system/collection-metadata') return metadata ?? [];
   if (dataset === 'system/backfill-state') return backfill ?? [];
-  return sync ?? [];
+  const collectors = (await stores.datasets.listCollectorStates())
+    .filter((state) => state.lastRunAt !== null)
+    .map((state) => collectorSync(state, now));
+  return [...collectors, ...(sync ?? [])];
+}
+
+/** One line per collector run: what it asked, what it wrote, how it ended. */
+function collectorLog(run: CollectionRun): Row {
+  const figures = `${run.rowsNew} new, ${run.rowsChanged} changed, ${run.rowsRejected} rejected; ${run.requests} requests (${run.notModified} not modified), ${run.bytes} bytes`;
+  return {
+    run_at: iso(run.startedAt),
+    collector: run.source,
+    status: run.outcome,
+    rows_fetched: run.rowsNew + run.rowsChanged + run.rowsRejected,
+    http_status: null,
+    duration_ms: run.finishedAt - run.startedAt,
+    message:
+      run.outcome === 'failed'
+        ? `${figures}; failed, the datasets kept their rows: ${run.error}`
+        : `${run.datasets.length > 0 ? `into ${run.datasets.join(', ')}: ` : 'nothing new: '}${figures}`,
+  };
+}
+
+/** A collector's cursor and health, as system/sync-metadata lists each source. */
+function collectorSync(state: CollectorState, now: number): Row {
+  return {
+    source_id: state.source,
+    synced_at: iso(state.lastSuccessAt ?? (state.lastRunAt as number)),
+    cursor: state.cursor,
+    records_upserted: null,
+    records_deleted: 0,
+    lag_seconds:
+      state.lastSuccessAt === null ? null : Math.max(0, Math.floor((now - state.lastSuccessAt) / 1000)),
+    state:
+      state.pausedUntil !== null && state.pausedUntil > now
+        ? 'paused'
+        : state.failures > 0
+          ? 'failing'
+          : 'idle',
+  };
 }
 
 function jsonText(value: unknown): string {

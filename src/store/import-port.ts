@@ -23,7 +23,8 @@ export interface ImportRun {
   rowsRead: number;
   /** Rows new to the dataset. */
   rowsInserted: number;
-  /** Rows that took the place of a stored row with the same natural key. */
+  /** Rows that took the place of a stored row with the same natural key and other values (a row
+   * stored with the same values is left as it is, and counted in neither). */
   rowsReplaced: number;
   rowsRejected: number;
   /** The earliest and latest time field of the rows this run loaded. */

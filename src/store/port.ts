@@ -5,10 +5,12 @@
  */
 import type { Row, RowQuery } from '../catalog/types.ts';
 import type { AnalysisStore } from './analysis-port.ts';
+import type { CollectionStore } from './collection-port.ts';
 import type { ImportStore, NewImportRun } from './import-port.ts';
 
 export type { RowQuery } from '../catalog/types.ts';
 export type * from './analysis-port.ts';
+export type * from './collection-port.ts';
 export type * from './import-port.ts';
 
 /** The kinds of stored keys (the keys table's CHECK constraint names the same). */
@@ -356,7 +358,7 @@ export interface Ledger extends StoreLifecycle, AnalysisStore {
  * The Datasets port: dataset rows, their sources and imports, and pages of them. It may live on another
  * database than the ledger (DATASETS_DATABASE_URL), its page queries on a replica (DATASETS_READ_URL).
  */
-export interface Datasets extends StoreLifecycle, ImportStore {
+export interface Datasets extends StoreLifecycle, ImportStore, CollectionStore {
   /**
    * Loads a dataset's rows. `sample` loads only into an empty dataset (idempotent across processes);
    * `import` replaces whatever was there: written beside the live rows and swapped in at once, so no

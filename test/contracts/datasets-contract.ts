@@ -583,6 +583,56 @@ export function runDatasetsContract(
         );
       });
 
+      test('collector state and runs: saved whole, a schedule slot claimed once, runs newest first', async () => {
+        const source = `test-source-${unique()}`;
+        assert.equal(await store.collectorState(source), null);
+        const state = {
+          source,
+          cursor: '{"sofr":"2024-06-06"}',
+          lastRunAt: T0,
+          lastSuccessAt: T0,
+          lastError: null,
+          failures: 0,
+          pausedUntil: null,
+          claimedSlot: null,
+        };
+        await store.saveCollectorState(state);
+        assert.deepEqual(await store.collectorState(source), state);
+        const claims = await Promise.all([1, 2, 3].map(() => store.claimCollectorSlot(source, T0 + 60_000)));
+        assert.equal(claims.filter(Boolean).length, 1, 'one claim per slot');
+        assert.equal(await store.claimCollectorSlot(source, T0), false, 'an older slot is not claimed');
+        assert.equal(await store.claimCollectorSlot(source, T0 + 120_000), true, 'the next slot is');
+        await store.saveCollectorState({ ...state, failures: 2, lastError: 'HTTP 503', claimedSlot: null });
+        const saved = await store.collectorState(source);
+        assert.deepEqual(
+          [saved?.failures, saved?.lastError, saved?.claimedSlot],
+          [2, 'HTTP 503', T0 + 120_000],
+        );
+        assert.ok((await store.listCollectorStates()).some((s) => s.source === source));
+        const run = {
+          source,
+          startedAt: T0,
+          finishedAt: T0 + 1500,
+          outcome: 'ok' as const,
+          datasets: ['macro/nyfed-sofr-series'],
+          rowsNew: 4,
+          rowsChanged: 1,
+          rowsRejected: 0,
+          requests: 3,
+          bytes: 2048,
+          notModified: 1,
+          error: null,
+        };
+        const first = await store.recordCollectionRun(run);
+        const second = await store.recordCollectionRun({ ...run, outcome: 'failed', error: 'HTTP 500' });
+        assert.deepEqual({ ...first, id: 0 }, { ...run, id: 0 });
+        const listed = (await store.listCollectionRuns(100)).filter((r) => r.source === source);
+        assert.deepEqual(
+          listed.map((r) => r.id),
+          [second.id, first.id],
+        );
+      });
+
       test('rows loaded with CSV columns carry their CSV line for exactly those columns', async () => {
         const other = `test/csv-${unique()}`;
         const odd: Row[] = [
@@ -939,13 +989,14 @@ export function runDatasetsContract(
           },
         );
 
-        // The same rows again, one corrected, and three new: 3 replaced, 3 added, none twice.
+        // The same rows again, one corrected, and three new: 1 replaced, 3 added, none twice; the two
+        // unchanged rows are left as they were, provenance included.
         const corrected = rows.slice(0, 6).map((row, i) => (i === 1 ? { ...row, close: 99.25 } : row));
         const second = await store.upsertRows(other, 'date', keyed(corrected), run('b.csv', T0 + 1), [
           'date',
           'symbol',
         ]);
-        assert.deepEqual([second.rowsInserted, second.rowsReplaced], [3, 3]);
+        assert.deepEqual([second.rowsInserted, second.rowsReplaced], [3, 1]);
         assert.ok(second.id > first.id);
         const stored = (await store.queryRows({ dataset: other, filters: {}, descending: false, limit: 100 }))
           .rows;
@@ -955,7 +1006,11 @@ export function runDatasetsContract(
           stored.map((r) => JSON.parse(r.json).close),
           corrected.map((r) => r.close),
         );
-        assert.ok(stored.every((r) => r.importId === second.id));
+        assert.deepEqual(
+          stored.map((r) => (r.importId === second.id ? 'b' : 'a')),
+          corrected.map((_, i) => (i === 0 || i === 2 ? 'a' : 'b')),
+          'an unchanged row keeps the import that brought it',
+        );
         assert.equal((await store.datasetSpan(other))?.rows, 6);
         assert.equal((await store.datasetSpan(other))?.lastT, '2026-01-02');
       });
@@ -1044,7 +1099,7 @@ export function runDatasetsContract(
         assert.equal(stored.length, 7, 'one row added, none doubled');
         assert.equal(stored.filter((r) => JSON.parse(r.json).close === 123.25).length, 1);
         assert.equal((await store.datasetSource(daily))?.rows, 7);
-        // The same file again replaces what it wrote and adds nothing.
+        // The same file again changes nothing and adds nothing.
         const again = await store.upsertRowsStream(
           daily,
           'date',
@@ -1055,7 +1110,7 @@ export function runDatasetsContract(
             naturalKey: fields,
           },
         );
-        assert.deepEqual([again.rowsInserted, again.rowsReplaced], [0, 2]);
+        assert.deepEqual([again.rowsInserted, again.rowsReplaced], [0, 0]);
         assert.equal((await store.datasetSource(daily))?.rows, 7);
         // A batch that throws leaves the dataset as it was.
         async function* failing() {

@@ -20,6 +20,7 @@ const readingOrder = [
   'mcp',
   'terminal',
   'operators',
+  'collectors',
   'scale-out',
   'architecture',
   'benchmarks',

@@ -263,6 +263,34 @@ export class ExternalDatasets implements Datasets {
     return this.#inner.upsertRowsStream(...args);
   }
 
+  collectorState(source: string): ReturnType<Datasets['collectorState']> {
+    return this.#inner.collectorState(source);
+  }
+
+  listCollectorStates(): ReturnType<Datasets['listCollectorStates']> {
+    return this.#inner.listCollectorStates();
+  }
+
+  saveCollectorState(
+    ...args: Parameters<Datasets['saveCollectorState']>
+  ): ReturnType<Datasets['saveCollectorState']> {
+    return this.#inner.saveCollectorState(...args);
+  }
+
+  claimCollectorSlot(source: string, slot: number): Promise<boolean> {
+    return this.#inner.claimCollectorSlot(source, slot);
+  }
+
+  recordCollectionRun(
+    ...args: Parameters<Datasets['recordCollectionRun']>
+  ): ReturnType<Datasets['recordCollectionRun']> {
+    return this.#inner.recordCollectionRun(...args);
+  }
+
+  listCollectionRuns(limit: number): ReturnType<Datasets['listCollectionRuns']> {
+    return this.#inner.listCollectionRuns(limit);
+  }
+
   listImportRuns(filter: { dataset?: string; ids?: readonly number[] }, limit: number): Promise<ImportRun[]> {
     return this.#inner.listImportRuns(filter, limit);
   }

@@ -566,4 +566,38 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       ALTER TABLE import_runs ADD COLUMN loader_pid integer;
     `,
   },
+  {
+    version: 11,
+    name: 'collectors',
+    // Each source's cursor and health (collector_state), and every run (collection_runs): what
+    // system/data-collection-log, sync-metadata and backfill-state serve (src/domain/collections.ts).
+    sql: `
+      CREATE TABLE collector_state (
+        source TEXT PRIMARY KEY,
+        cursor TEXT NOT NULL,
+        last_run_at bigint,
+        last_success_at bigint,
+        last_error TEXT,
+        failures INTEGER NOT NULL,
+        paused_until bigint,
+        claimed_slot bigint
+      );
+      CREATE TABLE collection_runs (
+        id bigserial PRIMARY KEY,
+        source TEXT NOT NULL,
+        started_at bigint NOT NULL,
+        finished_at bigint NOT NULL,
+        outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'partial', 'failed')),
+        datasets TEXT NOT NULL,
+        rows_new INTEGER NOT NULL,
+        rows_changed INTEGER NOT NULL,
+        rows_rejected INTEGER NOT NULL,
+        requests INTEGER NOT NULL,
+        bytes bigint NOT NULL,
+        not_modified INTEGER NOT NULL,
+        error TEXT
+      );
+      CREATE INDEX collection_runs_source ON collection_runs (source, id);
+    `,
+  },
 ];

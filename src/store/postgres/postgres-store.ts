@@ -17,6 +17,14 @@ import type { Row } from '../../catalog/types.ts';
 import { AppError, serviceUnavailable } from '../../errors.ts';
 import { analysisColumns, analysisFrom, analysisRunFrom, runFilter } from '../analysis-rows.ts';
 import {
+  COLLECTION_RUN_INSERT,
+  COLLECTOR_STATE_COLUMNS,
+  type CollectionRun,
+  type CollectorState,
+  collectionRunFrom,
+  collectorStateFrom,
+} from '../collection-port.ts';
+import {
   type DatasetSpan,
   distinctByKey,
   type ImportRun,
@@ -1179,7 +1187,8 @@ export class PostgresStore implements Store {
       const copy = Object.assign(copyFrom(`COPY dataset_rows (${columns.join(', ')}) FROM STDIN`), {
         query_timeout: COPY_TIMEOUT_MS,
       });
-      await pipeline(Readable.from(lines()), tx.query(copy));
+      // One batch buffered ahead of the copy stream, which sets the pace: memory stays one batch.
+      await pipeline(Readable.from(lines(), { highWaterMark: 1 }), tx.query(copy));
       await tx.query(
         `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
          VALUES ($1, $2, $3, $4, $5, $6)
@@ -1559,39 +1568,47 @@ export class PostgresStore implements Store {
             if (t !== '' && (firstT === null || t < firstT)) firstT = t;
             if (t !== '' && (lastT === null || t > lastT)) lastT = t;
           }
-          // Keys an earlier batch of this import wrote: written again, not counted again.
-          const repeats = await tx.query(
-            'SELECT count(*) AS n FROM dataset_rows WHERE dataset = $1 AND import_id = $2 AND nk = ANY($3::text[])',
-            [dataset, runId, slice.map(({ key }) => key)],
+          // What the keys hold now: a key an earlier batch of this import wrote is written again, not
+          // counted again; a row stored with the same values is left as it is (its provenance kept).
+          const before = await tx.query(
+            'SELECT nk, import_id, data::text AS d FROM dataset_rows WHERE dataset = $1 AND nk = ANY($2::text[])',
+            [dataset, slice.map(({ key }) => key)],
           );
-          const repeated = num((repeats.rows[0] as DbRow).n);
-          // A replaced row keeps its id: xmax is 0 only for a row this statement inserted.
-          const result = await tx.query(
-            `WITH written AS (
-               INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${entityKeyColumns.join(', ')})
-               SELECT $1, $2 + x.n, x.t, x.j, x.c, x.k, $3, ${keys.join(', ')}
-                 FROM (SELECT u.t, u.d::json AS j, u.c, u.k, u.n
-                         FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS u(t, d, c, k, n)) x
-               ON CONFLICT (dataset, nk) WHERE nk IS NOT NULL
-               DO UPDATE SET t = excluded.t, data = excluded.data, csv = excluded.csv, import_id = excluded.import_id,
-                 ${entityKeyColumns.map((k) => `${k} = excluded.${k}`).join(', ')}
-               RETURNING (xmax = 0) AS fresh
-             )
-             SELECT count(*) FILTER (WHERE NOT fresh) AS replaced FROM written`,
+          const stored = new Map(before.rows.map((r) => [str(r.nk), r]));
+          const changing = slice.filter(({ key, row }) => {
+            const old = stored.get(key);
+            if (!old) {
+              written++;
+              return true;
+            }
+            if (optNum(old.import_id) === runId) return true;
+            if (str(old.d) === JSON.stringify(row)) return false;
+            written++;
+            replaced++;
+            return true;
+          });
+          if (changing.length === 0) continue;
+          // A replaced row keeps its id; new ones take ids after the dataset's last.
+          await tx.query(
+            `INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${entityKeyColumns.join(', ')})
+             SELECT $1, $2 + x.n, x.t, x.j, x.c, x.k, $3, ${keys.join(', ')}
+               FROM (SELECT u.t, u.d::json AS j, u.c, u.k, u.n
+                       FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS u(t, d, c, k, n)) x
+             ON CONFLICT (dataset, nk) WHERE nk IS NOT NULL
+             DO UPDATE SET t = excluded.t, data = excluded.data, csv = excluded.csv, import_id = excluded.import_id,
+               ${entityKeyColumns.map((k) => `${k} = excluded.${k}`).join(', ')}`,
             [
               dataset,
               base,
               runId,
-              slice.map(({ row }) => String(row[timeField] ?? '')),
-              slice.map(({ row }) => JSON.stringify(row)),
-              slice.map(({ row }) => (csvColumns ? csvRecord(row, csvColumns) : null)),
-              slice.map(({ key }) => key),
+              changing.map(({ row }) => String(row[timeField] ?? '')),
+              changing.map(({ row }) => JSON.stringify(row)),
+              changing.map(({ row }) => (csvColumns ? csvRecord(row, csvColumns) : null)),
+              changing.map(({ key }) => key),
               ...keyValues.slice(7),
             ],
           );
-          replaced += num((result.rows[0] as DbRow).replaced) - repeated;
-          written += slice.length - repeated;
-          base += slice.length;
+          base += changing.length;
         }
       }
       const total = await tx.query('SELECT count(*) AS n FROM dataset_rows WHERE dataset = $1', [dataset]);
@@ -1620,6 +1637,77 @@ export class PostgresStore implements Store {
     });
     await this.#q('ANALYZE dataset_rows').catch(() => {});
     return recorded;
+  }
+
+  async collectorState(source: string): Promise<CollectorState | null> {
+    const row = await this.#one(`SELECT ${COLLECTOR_STATE_COLUMNS} FROM collector_state WHERE source = $1`, [
+      source,
+    ]);
+    return row ? collectorStateFrom(row) : null;
+  }
+
+  async listCollectorStates(): Promise<CollectorState[]> {
+    return (await this.#rows(`SELECT ${COLLECTOR_STATE_COLUMNS} FROM collector_state ORDER BY source`)).map(
+      collectorStateFrom,
+    );
+  }
+
+  async saveCollectorState(state: CollectorState): Promise<void> {
+    await this.#q(
+      `INSERT INTO collector_state (${COLLECTOR_STATE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (source) DO UPDATE SET cursor = excluded.cursor, last_run_at = excluded.last_run_at,
+         last_success_at = excluded.last_success_at, last_error = excluded.last_error, failures = excluded.failures,
+         paused_until = excluded.paused_until,
+         claimed_slot = greatest(collector_state.claimed_slot, excluded.claimed_slot)`,
+      [
+        state.source,
+        state.cursor,
+        state.lastRunAt,
+        state.lastSuccessAt,
+        state.lastError,
+        state.failures,
+        state.pausedUntil,
+        state.claimedSlot,
+      ],
+    );
+  }
+
+  async claimCollectorSlot(source: string, slot: number): Promise<boolean> {
+    const rows = await this.#rows(
+      `INSERT INTO collector_state (source, cursor, failures, claimed_slot) VALUES ($1, '{}', 0, $2)
+       ON CONFLICT (source) DO UPDATE SET claimed_slot = excluded.claimed_slot
+         WHERE collector_state.claimed_slot IS NULL OR collector_state.claimed_slot < excluded.claimed_slot
+       RETURNING source`,
+      [source, slot],
+    );
+    return rows.length === 1;
+  }
+
+  async recordCollectionRun(run: Omit<CollectionRun, 'id'>): Promise<CollectionRun> {
+    const row = await this.#one(
+      `${COLLECTION_RUN_INSERT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
+      [
+        run.source,
+        run.startedAt,
+        run.finishedAt,
+        run.outcome,
+        JSON.stringify(run.datasets),
+        run.rowsNew,
+        run.rowsChanged,
+        run.rowsRejected,
+        run.requests,
+        run.bytes,
+        run.notModified,
+        run.error,
+      ],
+    );
+    return collectionRunFrom(row as DbRow);
+  }
+
+  async listCollectionRuns(limit: number): Promise<CollectionRun[]> {
+    return (await this.#rows('SELECT * FROM collection_runs ORDER BY id DESC LIMIT $1', [limit])).map(
+      collectionRunFrom,
+    );
   }
 
   async listImportRuns(

@@ -243,4 +243,38 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       ALTER TABLE import_runs ADD COLUMN error TEXT;
     `,
   },
+  {
+    version: 8,
+    name: 'collectors',
+    // Each source's cursor and health (collector_state), and every run (collection_runs): what
+    // system/data-collection-log, sync-metadata and backfill-state serve (src/domain/collections.ts).
+    sql: `
+      CREATE TABLE collector_state (
+        source TEXT PRIMARY KEY,
+        cursor TEXT NOT NULL,
+        last_run_at INTEGER,
+        last_success_at INTEGER,
+        last_error TEXT,
+        failures INTEGER NOT NULL,
+        paused_until INTEGER,
+        claimed_slot INTEGER
+      );
+      CREATE TABLE collection_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        source TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER NOT NULL,
+        outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'partial', 'failed')),
+        datasets TEXT NOT NULL,
+        rows_new INTEGER NOT NULL,
+        rows_changed INTEGER NOT NULL,
+        rows_rejected INTEGER NOT NULL,
+        requests INTEGER NOT NULL,
+        bytes INTEGER NOT NULL,
+        not_modified INTEGER NOT NULL,
+        error TEXT
+      );
+      CREATE INDEX collection_runs_source ON collection_runs (source, id);
+    `,
+  },
 ];

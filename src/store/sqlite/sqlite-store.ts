@@ -11,6 +11,14 @@ import type { Row } from '../../catalog/types.ts';
 import { AppError, serviceUnavailable } from '../../errors.ts';
 import { analysisColumns, analysisFrom, analysisRunFrom, runFilter } from '../analysis-rows.ts';
 import {
+  COLLECTION_RUN_INSERT,
+  COLLECTOR_STATE_COLUMNS,
+  type CollectionRun,
+  type CollectorState,
+  collectionRunFrom,
+  collectorStateFrom,
+} from '../collection-port.ts';
+import {
   type DatasetSpan,
   distinctByKey,
   type ImportRun,
@@ -305,7 +313,7 @@ class Upsert {
 
   put({ key: nk, row }: KeyedRow): void {
     this.#statements ??= {
-      existing: this.#db.prepare('SELECT import_id FROM dataset_rows WHERE dataset = ? AND nk = ?'),
+      existing: this.#db.prepare('SELECT import_id, data FROM dataset_rows WHERE dataset = ? AND nk = ?'),
       replace: this.#db.prepare(
         `UPDATE dataset_rows SET t = ?, data = ?, csv = ?, import_id = ?, ${entityKeyColumns.map((k) => `${k} = ?`).join(', ')}
          WHERE dataset = ? AND nk = ?`,
@@ -324,9 +332,13 @@ class Upsert {
     const keys = rowKeys(row, this.#layout);
     const stored = existing.get(this.key, nk) as DbRow | undefined;
     if (stored) {
-      replace.run(t, JSON.stringify(row), csv, this.#runId, ...keys, this.key, nk);
-      // A key this import already wrote (the file repeats it) was counted then.
-      if (optNum(stored.import_id) !== this.#runId) {
+      const json = JSON.stringify(row);
+      const again = optNum(stored.import_id) === this.#runId;
+      // A row stored with the same values is left as it is, its provenance kept; a key this import
+      // already wrote (the file repeats it) was counted then.
+      if (!again && str(stored.data) === json) return;
+      replace.run(t, json, csv, this.#runId, ...keys, this.key, nk);
+      if (!again) {
         this.#replaced++;
         this.#written++;
       }
@@ -1346,6 +1358,73 @@ export class SqliteStore implements Store {
     this.#loaded(dataset);
     await this.#reap();
     return done;
+  }
+
+  async collectorState(source: string): Promise<CollectorState | null> {
+    const row = this.#get(`SELECT ${COLLECTOR_STATE_COLUMNS} FROM collector_state WHERE source = ?`, source);
+    return row ? collectorStateFrom(row) : null;
+  }
+
+  async listCollectorStates(): Promise<CollectorState[]> {
+    return this.#all(`SELECT ${COLLECTOR_STATE_COLUMNS} FROM collector_state ORDER BY source`).map(
+      collectorStateFrom,
+    );
+  }
+
+  async saveCollectorState(state: CollectorState): Promise<void> {
+    this.#run(
+      `INSERT INTO collector_state (${COLLECTOR_STATE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (source) DO UPDATE SET cursor = excluded.cursor, last_run_at = excluded.last_run_at,
+         last_success_at = excluded.last_success_at, last_error = excluded.last_error, failures = excluded.failures,
+         paused_until = excluded.paused_until, claimed_slot = max(coalesce(collector_state.claimed_slot, 0), coalesce(excluded.claimed_slot, 0))`,
+      state.source,
+      state.cursor,
+      state.lastRunAt,
+      state.lastSuccessAt,
+      state.lastError,
+      state.failures,
+      state.pausedUntil,
+      state.claimedSlot,
+    );
+  }
+
+  async claimCollectorSlot(source: string, slot: number): Promise<boolean> {
+    return this.#tx(
+      () =>
+        this.#get(
+          `INSERT INTO collector_state (source, cursor, failures, claimed_slot) VALUES (?, '{}', 0, ?)
+           ON CONFLICT (source) DO UPDATE SET claimed_slot = excluded.claimed_slot
+             WHERE collector_state.claimed_slot IS NULL OR collector_state.claimed_slot < excluded.claimed_slot
+           RETURNING source`,
+          source,
+          slot,
+        ) !== undefined,
+    );
+  }
+
+  async recordCollectionRun(run: Omit<CollectionRun, 'id'>): Promise<CollectionRun> {
+    const row = this.#get(
+      `${COLLECTION_RUN_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      run.source,
+      run.startedAt,
+      run.finishedAt,
+      run.outcome,
+      JSON.stringify(run.datasets),
+      run.rowsNew,
+      run.rowsChanged,
+      run.rowsRejected,
+      run.requests,
+      run.bytes,
+      run.notModified,
+      run.error,
+    ) as DbRow;
+    return collectionRunFrom(row);
+  }
+
+  async listCollectionRuns(limit: number): Promise<CollectionRun[]> {
+    return this.#all(`SELECT * FROM collection_runs ORDER BY id DESC LIMIT ${limitLiteral(limit)}`).map(
+      collectionRunFrom,
+    );
   }
 
   async listImportRuns(
