@@ -74,6 +74,15 @@ const datasetKey = z.string().regex(/^[a-z0-9-]+\/[a-z0-9_-]+$/, 'must be domain
 
 const pricingSchema = z.strictObject({
   eur_per_token: z.number().positive(),
+  /** Token packs sold (docs/billing.md): each at tokens × eur_per_token. */
+  token_packs: z
+    .array(
+      z.strictObject({
+        id: z.string().regex(/^[a-z0-9-]{1,40}$/),
+        tokens: z.int().positive().max(10_000_000),
+      }),
+    )
+    .default([]),
   terminal_surcharge_percent: z.int().nonnegative(),
   default_endpoint_cost: z.int().positive(),
   endpoint_costs: z.record(datasetKey, z.int().positive()),
@@ -301,6 +310,11 @@ const envSchema = z.object({
   FRED_API_KEY: z.string().min(1).optional(),
   EIA_API_KEY: z.string().min(1).optional(),
   BLS_API_KEY: z.string().min(1).optional(),
+  /** Stripe Checkout for token packs (docs/billing.md); without them tokens are requested. */
+  STRIPE_SECRET_KEY: z.string().min(8).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
+  /** Another Stripe API address (a test server): http(s)://host:port. */
+  STRIPE_API_URL: z.url().optional(),
   /** Set to 0 to keep a node from running scheduled collectors (the others still do). */
   COLLECTORS: z.enum(['0', '1']).default('1'),
   ASSISTANT_TIMEOUT_MS: intVar(1000, 600_000, 60_000),

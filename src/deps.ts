@@ -13,6 +13,7 @@ import { Accounts } from './domain/accounts.ts';
 import { Analyses } from './domain/analysis/analyses.ts';
 import { BuiltInPlanner } from './domain/analysis/built-in-planner.ts';
 import { Authenticator } from './domain/auth.ts';
+import { Billing } from './domain/billing.ts';
 import { Collections } from './domain/collections.ts';
 import { Credentials } from './domain/credentials.ts';
 import { DataExports } from './domain/export.ts';
@@ -28,6 +29,7 @@ import { MemoryLimiter } from './limits/memory-limiter.ts';
 import type { Limiter } from './limits/port.ts';
 import { FallbackLimiter } from './limits/redis/fallback-limiter.ts';
 import { Metrics } from './metrics.ts';
+import { StripePayments } from './payments/stripe.ts';
 import { ChatPlanner } from './planners/chat-planner.ts';
 import type { EdgeServices, ProcessLog } from './services.ts';
 import { withKeyCache } from './store/key-cache.ts';
@@ -350,6 +352,19 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
       : null,
   });
   const operator = new Operator({ store, datasets: rowStore, config, catalog, credentials, now });
+  const billing = new Billing({
+    store,
+    config,
+    payments:
+      env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET
+        ? new StripePayments({
+            secretKey: env.STRIPE_SECRET_KEY,
+            webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+            ...(env.STRIPE_API_URL ? { apiUrl: env.STRIPE_API_URL } : {}),
+          })
+        : null,
+    now,
+  });
   const collections = new Collections({
     datasets: rowStore,
     catalog,
@@ -385,6 +400,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     imports,
     analyses,
     operator,
+    billing,
     collections,
     charges,
     now,

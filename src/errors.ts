@@ -18,6 +18,7 @@ export const jsonRpc = {
 export const errorCatalogue = {
   invalid_request: { status: 400, rpc: jsonRpc.invalidRequest, title: 'Invalid request' },
   invalid_cursor: { status: 400, rpc: jsonRpc.serverError, title: 'Invalid cursor' },
+  invalid_signature: { status: 400, rpc: jsonRpc.serverError, title: 'Invalid webhook signature' },
   malformed_json: { status: 400, rpc: jsonRpc.parseError, title: 'Malformed JSON body' },
   missing_credentials: { status: 401, rpc: jsonRpc.serverError, title: 'Missing credentials' },
   invalid_key: { status: 401, rpc: jsonRpc.serverError, title: 'Invalid key' },

@@ -8,6 +8,7 @@ import type { Env, ServiceFile } from './config.ts';
 import type { Accounts } from './domain/accounts.ts';
 import type { Analyses } from './domain/analysis/analyses.ts';
 import type { Authenticator } from './domain/auth.ts';
+import type { Billing } from './domain/billing.ts';
 import type { Collections } from './domain/collections.ts';
 import type { Credentials } from './domain/credentials.ts';
 import type { DataExports } from './domain/export.ts';
@@ -43,6 +44,8 @@ export interface Services {
   analyses: Analyses;
   /** The operator's actions (admin API, `tmd`); the self-service spending caps too. */
   operator: Operator;
+  /** Buying tokens: packs, Stripe Checkout and its webhook, token requests. */
+  billing: Billing;
   /** Collectors: runs of each public source, and their state (admin API, `tmd collect`). */
   collections: Collections;
   /** The charges in flight, which a node that has to stop now closes (edge/shutdown.ts). */

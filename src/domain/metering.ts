@@ -4,8 +4,10 @@
  * released only when the debit (or the zero-burn record) has committed: a read is charged only when
  * it is served, and never served unmetered.
  */
+
 import { AppError, serviceUnavailable } from '../errors.ts';
 import type { Channel, Ledger, UsageOutcome } from '../store/port.ts';
+import { BUY_PATH } from './billing.ts';
 import type { Caller } from './caller.ts';
 import { credentialKinds, kindLabel } from './credential-kinds.ts';
 import { formatMicros, tokensToMicros } from './money.ts';
@@ -144,8 +146,8 @@ export function assertEntitled(caller: Caller, items: readonly MeteredItem[]): v
 function insufficient(required: bigint, balance: bigint): AppError {
   return new AppError(
     'insufficient_tokens',
-    `This read costs ${formatMicros(required)} tokens and the wallet holds ${formatMicros(balance)}.`,
-    { required_tokens: formatMicros(required), balance: formatMicros(balance) },
+    `This read costs ${formatMicros(required)} tokens and the wallet holds ${formatMicros(balance)}. Buy tokens at ${BUY_PATH}.`,
+    { required_tokens: formatMicros(required), balance: formatMicros(balance), buy_url: BUY_PATH },
   );
 }
 

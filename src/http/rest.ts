@@ -7,6 +7,7 @@ import { registerAnalysisRoutes } from './routes/analyses.ts';
 import { registerAssistantRoutes } from './routes/assistant.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
 import { registerBillingRoutes } from './routes/billing.ts';
+import { registerBuyRoutes } from './routes/buy.ts';
 import { registerCatalogRoutes } from './routes/catalog.ts';
 import { registerDataRoutes } from './routes/data.ts';
 import { registerEntityRoutes } from './routes/entities.ts';
@@ -32,6 +33,7 @@ export function registerRestRoutes(app: TypedApp, deps: Services): void {
   registerKeyRoutes(app, deps);
   registerExportRoutes(app, deps, app.openExports);
   registerBillingRoutes(app, deps);
+  registerBuyRoutes(app, deps);
   registerAnalysisRoutes(app, deps);
   registerAssistantRoutes(app, deps);
   registerManualRoutes(app);

@@ -5,11 +5,13 @@
  */
 import type { Row, RowQuery } from '../catalog/types.ts';
 import type { AnalysisStore } from './analysis-port.ts';
+import type { BillingStore } from './billing-port.ts';
 import type { CollectionStore } from './collection-port.ts';
 import type { ImportStore, NewImportRun } from './import-port.ts';
 
 export type { RowQuery } from '../catalog/types.ts';
 export type * from './analysis-port.ts';
+export type * from './billing-port.ts';
 export type * from './collection-port.ts';
 export type * from './import-port.ts';
 
@@ -20,7 +22,17 @@ export type KeyKind = (typeof keyKinds)[number];
 /** The face a read came through, recorded on its usage event. */
 export type Channel = 'rest' | 'mcp' | 'terminal';
 
-export const entryKinds = ['grant', 'topup', 'monthly_credit', 'burn', 'refund', 'adjustment'] as const;
+/** purchase: tokens bought (Stripe Checkout); purchase_refund: tokens a refund of a purchase took back. */
+export const entryKinds = [
+  'grant',
+  'topup',
+  'monthly_credit',
+  'burn',
+  'refund',
+  'adjustment',
+  'purchase',
+  'purchase_refund',
+] as const;
 export type EntryKind = (typeof entryKinds)[number];
 
 export type Plan = 'standard' | 'early_bird';
@@ -281,7 +293,7 @@ export interface StoreLifecycle {
 }
 
 /** The Ledger port: accounts, keys, sessions, wallets, the ledger, usage and analyses. */
-export interface Ledger extends StoreLifecycle, AnalysisStore {
+export interface Ledger extends StoreLifecycle, AnalysisStore, BillingStore {
   createWallet(id: string, accountId: string | null, month: string): Promise<WalletRecord>;
   getWallet(id: string): Promise<WalletRecord | null>;
   /** Creates the account and its wallet together. */

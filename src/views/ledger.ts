@@ -3,8 +3,11 @@
 import { z } from 'zod';
 import { formatMicros } from '../domain/money.ts';
 import type { MonthlyCreditRun } from '../domain/packages.ts';
-import type { LedgerEntry, UsageEvent } from '../store/port.ts';
+import { entryKinds, type LedgerEntry, type UsageEvent } from '../store/port.ts';
 import { iso, tokens } from './common.ts';
+
+/** Every kind of ledger entry. */
+export const entryKind = z.enum(entryKinds);
 
 export const ledgerEntryOut = z.object({
   id: z.string(),

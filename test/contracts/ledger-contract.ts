@@ -176,6 +176,91 @@ export function runLedgerContract(
       });
     });
 
+    describe('token purchases and requests', () => {
+      test('a purchase credits once, whatever arrives at once; a refund never takes the wallet below zero', async () => {
+        const buyer = await account(0n);
+        const purchase = {
+          paymentIntent: `pi_${unique()}`,
+          sessionId: `cs_${unique()}`,
+          accountId: buyer.id,
+          walletId: buyer.walletId,
+          packId: 'tokens-1k',
+          tokens: 1000,
+          amountCents: 10_000,
+          currency: 'eur',
+          receiptUrl: null,
+          createdAt: T0,
+        };
+        const results = await Promise.all(Array.from({ length: 8 }, () => store.recordPurchase(purchase)));
+        assert.equal(results.filter((r) => !r.duplicate).length, 1);
+        assert.equal((await store.getWallet(buyer.walletId))?.balanceMicros, 1_000_000_000n);
+        const entries = await store.listEntries(buyer.walletId);
+        assert.deepEqual(
+          entries.map((e) => [e.kind, e.amountMicros]),
+          [['purchase', 1_000_000_000n]],
+        );
+        assert.equal((await store.purchaseByPaymentIntent(purchase.paymentIntent))?.entryId, entries[0]?.id);
+        const half = await store.reclaimPurchase({
+          paymentIntent: purchase.paymentIntent,
+          refundKey: `r1-${unique()}`,
+          tokens: 400,
+          at: T0,
+        });
+        assert.deepEqual([half.takenMicros, half.shortfallMicros, half.duplicate], [400_000_000n, 0n, false]);
+        const key = `r2-${unique()}`;
+        const rest = await store.reclaimPurchase({
+          paymentIntent: purchase.paymentIntent,
+          refundKey: key,
+          tokens: 800,
+          at: T0,
+        });
+        assert.deepEqual([rest.takenMicros, rest.shortfallMicros], [600_000_000n, 200_000_000n]);
+        const again = await store.reclaimPurchase({
+          paymentIntent: purchase.paymentIntent,
+          refundKey: key,
+          tokens: 800,
+          at: T0,
+        });
+        assert.equal(again.duplicate, true);
+        assert.equal((await store.getWallet(buyer.walletId))?.balanceMicros, 0n);
+        const after = await store.purchaseByPaymentIntent(purchase.paymentIntent);
+        assert.deepEqual([after?.reclaimedTokens, after?.shortfallMicros], [1200, 200_000_000n]);
+        assert.deepEqual((await store.auditLedger()).mismatches, []);
+      });
+
+      test('a token request is settled once: credited with its tokens, or declined with a reason', async () => {
+        const asker = await account(0n);
+        const base = {
+          accountId: asker.id,
+          walletId: asker.walletId,
+          packId: 'tokens-1k',
+          tokens: 1000,
+          note: null,
+        };
+        const first = await store.createTokenRequest({ ...base, id: `treq_${unique()}`, createdAt: T0 });
+        const second = await store.createTokenRequest({ ...base, id: `treq_${unique()}`, createdAt: T0 + 1 });
+        assert.equal(first.status, 'open');
+        const settled = await Promise.all(
+          Array.from({ length: 6 }, () =>
+            store.settleTokenRequest(first.id, { status: 'credited', at: T0, memo: 'm' }),
+          ),
+        );
+        assert.equal(settled.filter((s) => s !== null).length, 1);
+        assert.equal((await store.getWallet(asker.walletId))?.balanceMicros, 1_000_000_000n);
+        const declined = await store.settleTokenRequest(second.id, {
+          status: 'declined',
+          at: T0,
+          reason: 'no',
+        });
+        assert.deepEqual([declined?.status, declined?.reason, declined?.entryId], ['declined', 'no', null]);
+        assert.deepEqual(
+          (await store.listTokenRequests({ accountId: asker.id }, 10)).map((r) => r.status),
+          ['declined', 'credited'],
+        );
+        assert.deepEqual(await store.listTokenRequests({ accountId: asker.id, status: 'open' }, 10), []);
+      });
+    });
+
     describe('keys', () => {
       test('a key is found by digest with its wallet and account, or without an account', async () => {
         const owner = await account(5n * M);

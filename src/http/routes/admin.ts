@@ -8,6 +8,7 @@ import type { TypedApp } from '../../edge/server.ts';
 import type { Services } from '../../services.ts';
 import { edge } from '../schemas.ts';
 import { registerAdminAccountRoutes } from './admin-accounts.ts';
+import { registerAdminBillingRoutes } from './admin-billing.ts';
 import { registerAdminCollectorRoutes } from './admin-collectors.ts';
 import { registerAdminCreditRoutes } from './admin-credits.ts';
 import { type AdminRoutes, authorizeAdmin } from './admin-guard.ts';
@@ -46,4 +47,5 @@ export function registerAdminRoutes(app: TypedApp, deps: Services): void {
   registerAdminCreditRoutes(admin);
   registerAdminKeyRoutes(admin);
   registerAdminCollectorRoutes(admin);
+  registerAdminBillingRoutes(admin);
 }

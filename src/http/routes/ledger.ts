@@ -6,12 +6,12 @@ import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { tokens } from '../../views/common.ts';
-import { presentLedgerEntry } from '../../views/ledger.ts';
+import { entryKind, presentLedgerEntry } from '../../views/ledger.ts';
 import { edge, problems, queryInt } from '../schemas.ts';
 
 const entryOut = z.object({
   id: z.string(),
-  kind: z.enum(['grant', 'topup', 'monthly_credit', 'burn', 'refund', 'adjustment']),
+  kind: entryKind,
   amount: tokens.describe('Signed: burns are negative.'),
   balance_after: tokens.describe('The running balance: the wallet right after this entry.'),
   created_at: z.string(),

@@ -20,6 +20,7 @@ const readingOrder = [
   'mcp',
   'terminal',
   'operators',
+  'billing',
   'collectors',
   'scale-out',
   'architecture',

@@ -8,6 +8,7 @@ import { publicMetadata } from '../../edge/conventions.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
+import { presentPack } from '../../views/billing.ts';
 import { edge, problems } from '../schemas.ts';
 import { authorizeOperatorToken, type OperatorTokenCheck } from './admin-guard.ts';
 
@@ -47,7 +48,8 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
         },
       },
     },
-    async () => deps.config.pricing,
+    // Token packs with their price (tokens × eur_per_token), as GET /api/v1/billing/token-packs lists them.
+    async () => ({ ...deps.config.pricing, token_packs: deps.billing.packs().map(presentPack) }),
   );
 
   app.get(

@@ -600,4 +600,52 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       CREATE INDEX collection_runs_source ON collection_runs (source, id);
     `,
   },
+  {
+    version: 12,
+    name: 'token purchases and requests',
+    sql: `
+      ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_kind_check;
+      ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_kind_check
+        CHECK (kind IN ('grant', 'topup', 'monthly_credit', 'burn', 'refund', 'adjustment', 'purchase', 'purchase_refund'));
+      CREATE TABLE token_purchases (
+        payment_intent text PRIMARY KEY,
+        session_id text NOT NULL UNIQUE,
+        account_id text NOT NULL,
+        wallet_id text NOT NULL REFERENCES wallets(id),
+        pack_id text NOT NULL,
+        tokens bigint NOT NULL CHECK (tokens > 0),
+        amount_cents bigint NOT NULL,
+        currency text NOT NULL,
+        entry_id text NOT NULL,
+        reclaimed_tokens bigint NOT NULL DEFAULT 0,
+        shortfall_micros bigint NOT NULL DEFAULT 0,
+        receipt_url text,
+        created_at bigint NOT NULL
+      );
+      CREATE INDEX token_purchases_account ON token_purchases (account_id, created_at);
+      CREATE TABLE token_refunds (
+        refund_key text PRIMARY KEY,
+        payment_intent text NOT NULL REFERENCES token_purchases(payment_intent),
+        tokens bigint NOT NULL,
+        taken_micros bigint NOT NULL,
+        shortfall_micros bigint NOT NULL,
+        at bigint NOT NULL
+      );
+      CREATE TABLE token_requests (
+        id text PRIMARY KEY,
+        account_id text NOT NULL,
+        wallet_id text NOT NULL REFERENCES wallets(id),
+        pack_id text NOT NULL,
+        tokens bigint NOT NULL CHECK (tokens > 0),
+        note text,
+        status text NOT NULL CHECK (status IN ('open', 'credited', 'declined')),
+        reason text,
+        created_at bigint NOT NULL,
+        settled_at bigint,
+        entry_id text
+      );
+      CREATE INDEX token_requests_account ON token_requests (account_id, created_at);
+      CREATE INDEX token_requests_status ON token_requests (status, created_at);
+    `,
+  },
 ];

@@ -277,4 +277,74 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       CREATE INDEX collection_runs_source ON collection_runs (source, id);
     `,
   },
+  {
+    version: 9,
+    name: 'token purchases and requests',
+    // Two more kinds of ledger entry (purchase, purchase_refund): SQLite cannot change a CHECK in
+    // place, so the table is copied into its new definition (no table references it; ids kept).
+    sql: `
+      CREATE TABLE ledger_entries_next (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        wallet_id TEXT NOT NULL REFERENCES wallets(id),
+        kind TEXT NOT NULL CHECK (kind IN ('grant', 'topup', 'monthly_credit', 'burn', 'refund', 'adjustment', 'purchase', 'purchase_refund')),
+        amount_micros INTEGER NOT NULL,
+        balance_after_micros INTEGER NOT NULL CHECK (balance_after_micros >= 0),
+        created_at INTEGER NOT NULL,
+        request_id TEXT,
+        idempotency_key TEXT,
+        memo TEXT
+      );
+      INSERT INTO ledger_entries_next SELECT * FROM ledger_entries;
+      DROP TRIGGER ledger_entries_no_update;
+      DROP TRIGGER ledger_entries_no_delete;
+      DROP TABLE ledger_entries;
+      ALTER TABLE ledger_entries_next RENAME TO ledger_entries;
+      CREATE INDEX ledger_entries_wallet ON ledger_entries(wallet_id, id);
+      CREATE UNIQUE INDEX ledger_entries_idempotency ON ledger_entries(wallet_id, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+      CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
+        BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+      CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries
+        BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+      CREATE TABLE token_purchases (
+        payment_intent TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL,
+        wallet_id TEXT NOT NULL REFERENCES wallets(id),
+        pack_id TEXT NOT NULL,
+        tokens INTEGER NOT NULL CHECK (tokens > 0),
+        amount_cents INTEGER NOT NULL,
+        currency TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        reclaimed_tokens INTEGER NOT NULL DEFAULT 0,
+        shortfall_micros INTEGER NOT NULL DEFAULT 0,
+        receipt_url TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX token_purchases_account ON token_purchases (account_id, created_at);
+      CREATE TABLE token_refunds (
+        refund_key TEXT PRIMARY KEY,
+        payment_intent TEXT NOT NULL REFERENCES token_purchases(payment_intent),
+        tokens INTEGER NOT NULL,
+        taken_micros INTEGER NOT NULL,
+        shortfall_micros INTEGER NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE TABLE token_requests (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        wallet_id TEXT NOT NULL REFERENCES wallets(id),
+        pack_id TEXT NOT NULL,
+        tokens INTEGER NOT NULL CHECK (tokens > 0),
+        note TEXT,
+        status TEXT NOT NULL CHECK (status IN ('open', 'credited', 'declined')),
+        reason TEXT,
+        created_at INTEGER NOT NULL,
+        settled_at INTEGER,
+        entry_id TEXT
+      );
+      CREATE INDEX token_requests_account ON token_requests (account_id, created_at);
+      CREATE INDEX token_requests_status ON token_requests (status, created_at);
+    `,
+  },
 ];

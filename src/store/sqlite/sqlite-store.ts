@@ -11,6 +11,16 @@ import type { Row } from '../../catalog/types.ts';
 import { AppError, serviceUnavailable } from '../../errors.ts';
 import { analysisColumns, analysisFrom, analysisRunFrom, runFilter } from '../analysis-rows.ts';
 import {
+  MICROS_PER_TOKEN,
+  type NewTokenPurchase,
+  purchaseFrom,
+  type Reclaimed,
+  type TokenPurchase,
+  type TokenRequest,
+  type TokenRequestStatus,
+  tokenRequestFrom,
+} from '../billing-port.ts';
+import {
   COLLECTION_RUN_INSERT,
   COLLECTOR_STATE_COLUMNS,
   type CollectionRun,
@@ -1358,6 +1368,204 @@ export class SqliteStore implements Store {
     this.#loaded(dataset);
     await this.#reap();
     return done;
+  }
+
+  async recordPurchase(p: NewTokenPurchase): Promise<{ purchase: TokenPurchase; duplicate: boolean }> {
+    return this.#tx(() => {
+      const existing = this.#get('SELECT * FROM token_purchases WHERE payment_intent = ?', p.paymentIntent);
+      if (existing) return { purchase: purchaseFrom(existing), duplicate: true };
+      const amount = BigInt(p.tokens) * MICROS_PER_TOKEN;
+      const wallet = this.#get(
+        'UPDATE wallets SET balance_micros = balance_micros + ? WHERE id = ? RETURNING balance_micros',
+        amount,
+        p.walletId,
+      );
+      if (!wallet) throw new Error(`wallet ${p.walletId} does not exist`);
+      const entry = this.#get(
+        `INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, idempotency_key, memo)
+         VALUES (?, 'purchase', ?, ?, ?, ?, ?) RETURNING id`,
+        p.walletId,
+        amount,
+        wallet.balance_micros as bigint,
+        p.createdAt,
+        `stripe:${p.paymentIntent}`,
+        `${p.packId}: Stripe Checkout ${p.sessionId}, payment ${p.paymentIntent}`,
+      ) as DbRow;
+      const purchase = this.#get(
+        `INSERT INTO token_purchases (payment_intent, session_id, account_id, wallet_id, pack_id, tokens, amount_cents,
+           currency, entry_id, receipt_url, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        p.paymentIntent,
+        p.sessionId,
+        p.accountId,
+        p.walletId,
+        p.packId,
+        p.tokens,
+        p.amountCents,
+        p.currency,
+        String(entry.id),
+        p.receiptUrl,
+        p.createdAt,
+      ) as DbRow;
+      return { purchase: purchaseFrom(purchase), duplicate: false };
+    });
+  }
+
+  async purchaseByPaymentIntent(paymentIntent: string): Promise<TokenPurchase | null> {
+    const row = this.#get('SELECT * FROM token_purchases WHERE payment_intent = ?', paymentIntent);
+    return row ? purchaseFrom(row) : null;
+  }
+
+  async listPurchases(accountId: string): Promise<TokenPurchase[]> {
+    return this.#all(
+      'SELECT * FROM token_purchases WHERE account_id = ? ORDER BY created_at DESC, payment_intent LIMIT 200',
+      accountId,
+    ).map(purchaseFrom);
+  }
+
+  async reclaimPurchase(input: {
+    paymentIntent: string;
+    refundKey: string;
+    tokens: number;
+    at: number;
+  }): Promise<Reclaimed> {
+    return this.#tx(() => {
+      const seen = this.#get('SELECT * FROM token_refunds WHERE refund_key = ?', input.refundKey);
+      if (seen) return { takenMicros: 0n, shortfallMicros: 0n, entryId: null, duplicate: true };
+      const purchase = this.#get(
+        'SELECT * FROM token_purchases WHERE payment_intent = ?',
+        input.paymentIntent,
+      );
+      if (!purchase) throw new Error(`no purchase with payment ${input.paymentIntent}`);
+      const wanted = BigInt(input.tokens) * MICROS_PER_TOKEN;
+      const held = this.#get('SELECT balance_micros FROM wallets WHERE id = ?', str(purchase.wallet_id));
+      const balance = (held?.balance_micros as bigint | undefined) ?? 0n;
+      const taken = wanted < balance ? wanted : balance;
+      let entry: LedgerEntry | null = null;
+      if (taken > 0n) {
+        const wallet = this.#get(
+          'UPDATE wallets SET balance_micros = balance_micros - ? WHERE id = ? RETURNING balance_micros',
+          taken,
+          str(purchase.wallet_id),
+        ) as DbRow;
+        entry = entryFrom(
+          this.#get(
+            `INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, idempotency_key, memo)
+             VALUES (?, 'purchase_refund', ?, ?, ?, ?, ?) RETURNING *`,
+            str(purchase.wallet_id),
+            -taken,
+            wallet.balance_micros as bigint,
+            input.at,
+            input.refundKey,
+            `refund of payment ${input.paymentIntent}: ${input.tokens} tokens`,
+          ) as DbRow,
+        );
+      }
+      const shortfall = wanted - taken;
+      this.#run(
+        'INSERT INTO token_refunds (refund_key, payment_intent, tokens, taken_micros, shortfall_micros, at) VALUES (?, ?, ?, ?, ?, ?)',
+        input.refundKey,
+        input.paymentIntent,
+        input.tokens,
+        taken,
+        shortfall,
+        input.at,
+      );
+      this.#run(
+        'UPDATE token_purchases SET reclaimed_tokens = reclaimed_tokens + ?, shortfall_micros = shortfall_micros + ? WHERE payment_intent = ?',
+        input.tokens,
+        shortfall,
+        input.paymentIntent,
+      );
+      return { takenMicros: taken, shortfallMicros: shortfall, entryId: entry?.id ?? null, duplicate: false };
+    });
+  }
+
+  async createTokenRequest(
+    r: Omit<TokenRequest, 'status' | 'reason' | 'settledAt' | 'entryId'>,
+  ): Promise<TokenRequest> {
+    return tokenRequestFrom(
+      this.#get(
+        `INSERT INTO token_requests (id, account_id, wallet_id, pack_id, tokens, note, status, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'open', ?) RETURNING *`,
+        r.id,
+        r.accountId,
+        r.walletId,
+        r.packId,
+        r.tokens,
+        r.note,
+        r.createdAt,
+      ) as DbRow,
+    );
+  }
+
+  async getTokenRequest(id: string): Promise<TokenRequest | null> {
+    const row = this.#get('SELECT * FROM token_requests WHERE id = ?', id);
+    return row ? tokenRequestFrom(row) : null;
+  }
+
+  async listTokenRequests(
+    filter: { accountId?: string; status?: TokenRequestStatus },
+    limit: number,
+  ): Promise<TokenRequest[]> {
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    if (filter.accountId !== undefined) {
+      where.push('account_id = ?');
+      params.push(filter.accountId);
+    }
+    if (filter.status !== undefined) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    return this.#all(
+      `SELECT * FROM token_requests ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ${limitLiteral(limit)}`,
+      ...params,
+    ).map(tokenRequestFrom);
+  }
+
+  async settleTokenRequest(
+    id: string,
+    outcome:
+      | { status: 'credited'; at: number; memo: string }
+      | { status: 'declined'; at: number; reason: string },
+  ): Promise<TokenRequest | null> {
+    return this.#tx(() => {
+      const request = this.#get("SELECT * FROM token_requests WHERE id = ? AND status = 'open'", id);
+      if (!request) return null;
+      let entryId: string | null = null;
+      if (outcome.status === 'credited') {
+        const amount = BigInt(num(request.tokens)) * MICROS_PER_TOKEN;
+        const wallet = this.#get(
+          'UPDATE wallets SET balance_micros = balance_micros + ? WHERE id = ? RETURNING balance_micros',
+          amount,
+          str(request.wallet_id),
+        ) as DbRow;
+        entryId = String(
+          (
+            this.#get(
+              `INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, idempotency_key, memo)
+               VALUES (?, 'topup', ?, ?, ?, ?, ?) RETURNING id`,
+              str(request.wallet_id),
+              amount,
+              wallet.balance_micros as bigint,
+              outcome.at,
+              `token-request:${id}`,
+              outcome.memo,
+            ) as DbRow
+          ).id,
+        );
+      }
+      return tokenRequestFrom(
+        this.#get(
+          'UPDATE token_requests SET status = ?, reason = ?, settled_at = ?, entry_id = ? WHERE id = ? RETURNING *',
+          outcome.status,
+          outcome.status === 'declined' ? outcome.reason : null,
+          outcome.at,
+          entryId,
+          id,
+        ) as DbRow,
+      );
+    });
   }
 
   async collectorState(source: string): Promise<CollectorState | null> {
