@@ -134,8 +134,14 @@ async function liveImport(
     // Killed at a random moment, five times: the old rows stay served, nothing is charged unserved.
     const during = read(server, keys, 4);
     for (let kill = 0; kill < 5; kill++) {
+      const before = (await server.deps.datasets.listImportRuns({ dataset: DATASET }, 100)).length;
       const child = importer(server, databaseUrl);
-      await sleep(700 + Math.floor(Math.random() * 900));
+      // Once the import has started loading (its run is recorded), at a random moment of the load.
+      for (let waited = 0; waited < 15_000; waited += 50) {
+        if ((await server.deps.datasets.listImportRuns({ dataset: DATASET }, 100)).length > before) break;
+        await sleep(50);
+      }
+      await sleep(Math.floor(Math.random() * 400));
       child.kill('SIGKILL');
       await once(child, 'exit');
     }

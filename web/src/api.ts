@@ -141,7 +141,7 @@ export async function apiText(path: string, options: RequestOptions = {}): Promi
 export function whatToDo(error: ApiError): string {
   switch (error.code) {
     case 'insufficient_tokens':
-      return 'Your wallet cannot pay for this read. Top up your wallet (an operator credits tokens), or read a cheaper dataset.';
+      return 'Your wallet cannot pay for this read. Buy tokens on the Wallet page, or read a cheaper dataset.';
     case 'not_entitled':
       return 'This credential may not read this dataset. Free keys (sandbox, public test) read the free (P0) domains only: sign in to the Terminal or use a wallet key.';
     case 'spending_cap_reached':

@@ -175,3 +175,34 @@ export interface Pricing {
   loyalty_tiers: Tier[];
   [more: string]: unknown;
 }
+
+export interface TokenPack {
+  id: string;
+  tokens: number;
+  price_eur: string;
+}
+
+export interface Purchase {
+  payment_id: string;
+  checkout_session: string;
+  pack: string;
+  tokens: number;
+  amount: string;
+  currency: string;
+  purchased_at: string;
+  ledger_entry_id: string;
+  refunded_tokens: number;
+  not_recovered: string;
+  receipt_url: string | null;
+}
+
+export interface TokenRequest {
+  id: string;
+  pack: string;
+  tokens: number;
+  note: string | null;
+  status: 'open' | 'credited' | 'declined';
+  reason: string | null;
+  requested_at: string;
+  settled_at: string | null;
+}

@@ -46,20 +46,68 @@ describe('the Terminal shows every refusal of a read, with what to do', { skip }
     await server?.close();
   });
 
-  test('402 insufficient_tokens: foretold by the price, refused, nothing charged', async () => {
+  test('402 insufficient_tokens: foretold by the price, the read not offered, tokens requested', async () => {
     const { email, password, account } = await walletAccount(server, 1);
     await signIn(page, server.url, email, password, `/dataset/${DATASET}`);
     await page.getByText('would be refused: insufficient_tokens').waitFor();
+    assert.ok(await page.getByRole('button', { name: /^Read/ }).isDisabled(), 'a read that would be refused');
+    await screenshot(page, '08-refused-402');
+    await page.getByTestId('buy-link').click();
+    await page.waitForURL(/\/terminal\/wallet#buy$/);
+    // No card payments on this service: a pack is requested, and an operator credits it.
+    await page.getByRole('button', { name: 'Request 1,000 tokens' }).click();
+    await page.getByTestId('token-requests').getByText('open').waitFor();
+    const [open] = await server.deps.billing.openRequests();
+    assert.equal(open?.accountId, account.id);
+    await server.deps.billing.settle(open?.id as string, { credit: true, actor: 'test' });
+    await page.reload();
+    await page.getByTestId('token-requests').getByText('credited').waitFor();
+    assert.equal(await page.getByTestId('wallet-balance').textContent(), '1001 tokens');
+    await assertAccessible(page, 'wallet, tokens requested');
+  });
+
+  test('402 insufficient_tokens when the wallet was spent meanwhile: the refusal links to the buy section', async () => {
+    const { email, password, account } = await walletAccount(server, 3);
+    await page.context().clearCookies();
+    await signIn(page, server.url, email, password, `/dataset/${DATASET}`);
+    await page.getByTestId('estimate-cost').waitFor();
+    // Spent from another client after the price was shown.
+    await server.deps.store.debit({
+      walletId: account.walletId,
+      amountMicros: 2_500_000n,
+      month: '2026-11',
+      usage: {
+        requestId: 'req_elsewhere',
+        keyId: null,
+        accountId: account.id,
+        walletId: account.walletId,
+        dataset: DATASET,
+        channel: 'rest',
+        listCostMicros: 2_500_000n,
+        costMicros: 2_500_000n,
+        burnedMicros: 2_500_000n,
+        outcome: 'charged',
+        rows: 1,
+        at: Date.now(),
+      },
+    });
     await page.getByRole('button', { name: /^Read/ }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'insufficient_tokens' });
     await alert.waitFor();
     const text = (await alert.textContent()) ?? '';
     assert.match(text, /402/);
-    assert.match(text, /This read costs 2\.7 tokens and the wallet holds 1/);
-    assert.match(text, /What to do:.*Top up/);
-    assert.equal((await server.deps.store.getWallet(account.walletId))?.balanceMicros, 1_000_000n);
+    assert.match(text, /This read costs 2\.7 tokens and the wallet holds 0\.5/);
+    assert.match(text, /What to do:.*Buy tokens on the Wallet page/);
+    assert.equal(
+      await alert.getByRole('link', { name: 'Buy tokens' }).getAttribute('href'),
+      '/terminal/wallet#buy',
+    );
+    assert.equal(
+      (await server.deps.store.getWallet(account.walletId))?.balanceMicros,
+      500_000n,
+      'nothing charged',
+    );
     await assertAccessible(page, 'refusal 402');
-    await screenshot(page, '08-refused-402');
   });
 
   test('402 not_entitled: a public-test key pasted for a paid dataset', async () => {
@@ -67,10 +115,7 @@ describe('the Terminal shows every refusal of a read, with what to do', { skip }
     await page.getByLabel('An API key (API price)').check();
     await page.getByLabel('API key (kept in this page only)').fill(key);
     await page.getByText('would be refused: not_entitled').waitFor();
-    await page.getByRole('button', { name: /^Read/ }).click();
-    const alert = page.getByRole('alert').filter({ hasText: 'not_entitled' });
-    await alert.waitFor();
-    assert.match((await alert.textContent()) ?? '', /P0 datasets.*What to do:.*free \(P0\) domains only/s);
+    assert.ok(await page.getByRole('button', { name: /^Read/ }).isDisabled(), 'a read that would be refused');
   });
 
   test('429: a countdown from Retry-After, and Try again waits for it', async () => {

@@ -36,6 +36,12 @@ export function ProblemBox({ error, onRetry }: { error: unknown; onRetry?: () =>
       <p>{p.detail}</p>
       <p>
         <strong>What to do:</strong> {whatToDo(apiError)}
+        {typeof p.buy_url === 'string' && (
+          <>
+            {' '}
+            <a href={p.buy_url}>Buy tokens</a>
+          </>
+        )}
       </p>
       {apiError.status === 429 && (
         <p aria-live="polite">

@@ -352,6 +352,15 @@ export function DatasetPage({ dsKey }: { dsKey: string; search: string }) {
               {estimate.would_refuse && (
                 <strong class="badge no"> would be refused: {estimate.would_refuse}</strong>
               )}
+              {estimate.would_refuse === 'insufficient_tokens' && (
+                <>
+                  {' '}
+                  <a href="/terminal/wallet#buy" data-testid="buy-link">
+                    Buy tokens
+                  </a>{' '}
+                  to read it.
+                </>
+              )}
             </p>
           ) : (
             <p class="muted">No price available before reading.</p>
@@ -370,7 +379,8 @@ export function DatasetPage({ dsKey }: { dsKey: string; search: string }) {
             {invalid}
           </p>
         )}
-        <button type="submit" disabled={busy}>
+        {/* A read the price says would be refused is not offered: the reason and the way out are above. */}
+        <button type="submit" disabled={busy || Boolean(estimate?.would_refuse)}>
           {estimate ? `Read (${estimate.token_cost} tokens)` : 'Read'}
         </button>
       </form>

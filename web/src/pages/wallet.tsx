@@ -6,6 +6,7 @@ import { ProblemBox } from '../components/problem-box.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
 import { refreshMe, useSession } from '../session.ts';
 import type { LedgerEntry, Pricing, UsageSummary } from '../types.ts';
+import { BuyTokens } from './buy-tokens.tsx';
 
 const PAGE = 20;
 
@@ -136,6 +137,7 @@ export function WalletPage() {
           </div>
         </section>
       </div>
+      <BuyTokens />
       <h2>Tokens per day by channel, last 30 days</h2>
       {usage?.partial && <p class="notice">Too many reads to sum: the oldest days are incomplete.</p>}
       {byChannel && (
