@@ -17,6 +17,7 @@ import { Billing } from './domain/billing.ts';
 import { Collections } from './domain/collections.ts';
 import { Credentials } from './domain/credentials.ts';
 import { DataExports } from './domain/export.ts';
+import { Idempotency } from './domain/idempotency.ts';
 import { DataImports } from './domain/imports.ts';
 import { Charges } from './domain/metering.ts';
 import { Operator } from './domain/operator.ts';
@@ -352,6 +353,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
       : null,
   });
   const operator = new Operator({ store, datasets: rowStore, config, catalog, credentials, now });
+  const idempotency = new Idempotency({ store, now });
   const billing = new Billing({
     store,
     config,
@@ -401,6 +403,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     analyses,
     operator,
     billing,
+    idempotency,
     collections,
     charges,
     now,

@@ -46,6 +46,11 @@ export const errorCatalogue = {
   request_timeout: { status: 408, rpc: jsonRpc.serverError, title: 'Request timeout' },
   conflict: { status: 409, rpc: jsonRpc.serverError, title: 'Conflict' },
   payload_too_large: { status: 413, rpc: jsonRpc.serverError, title: 'Payload too large' },
+  idempotency_key_reused: {
+    status: 422,
+    rpc: jsonRpc.serverError,
+    title: 'Idempotency key used for another request',
+  },
   unsupported_media_type: { status: 415, rpc: jsonRpc.serverError, title: 'Unsupported media type' },
   headers_too_large: { status: 431, rpc: jsonRpc.serverError, title: 'Request headers too large' },
   rate_limited: { status: 429, rpc: jsonRpc.serverError, title: 'Rate limit exceeded' },

@@ -12,6 +12,7 @@ import type { Billing } from './domain/billing.ts';
 import type { Collections } from './domain/collections.ts';
 import type { Credentials } from './domain/credentials.ts';
 import type { DataExports } from './domain/export.ts';
+import type { Idempotency } from './domain/idempotency.ts';
 import type { DataImports } from './domain/imports.ts';
 import type { Charges } from './domain/metering.ts';
 import type { Operator } from './domain/operator.ts';
@@ -44,6 +45,8 @@ export interface Services {
   analyses: Analyses;
   /** The operator's actions (admin API, `tmd`); the self-service spending caps too. */
   operator: Operator;
+  /** Answers kept for retries sent with an Idempotency-Key. */
+  idempotency: Idempotency;
   /** Buying tokens: packs, Stripe Checkout and its webhook, token requests. */
   billing: Billing;
   /** Collectors: runs of each public source, and their state (admin API, `tmd collect`). */

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Stripe from 'stripe';
+import { runCli } from '../src/tmd.ts';
 import { freshDatabase, type TestDatabase } from './helpers/backends.ts';
 import {
   assertLedgerBalanced,
@@ -309,6 +310,42 @@ test('without Stripe: checkout says so; tokens are requested, and an operator cr
         ['credited', null],
       ],
     );
+    // The same by `tmd`: a third request credited from the command line.
+    server.clock.advance(60_000);
+    const third = await server.request('POST', '/api/v1/billing/token-requests', {
+      headers: bearer(key),
+      body: { pack: 'tokens-1k' },
+    });
+    const cli = async (argv: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await runCli([...argv, '--json'], {
+        env: {
+          DATABASE_URL: join(server.dir, 'tmd.sqlite'),
+          DATA_DIR: server.dir,
+          JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+          LOG_LEVEL: 'silent',
+        },
+        stdout: (t) => {
+          stdout += t;
+        },
+        stderr: (t) => {
+          stderr += t;
+        },
+      });
+      return { code, stdout, stderr };
+    };
+    const listed = await cli(['token-requests']);
+    assert.deepEqual(
+      JSON.parse(listed.stdout).data.map((r: { id: string }) => r.id),
+      [third.json.id],
+    );
+    const byCli = await cli(['token-requests', 'credit', third.json.id]);
+    assert.equal(JSON.parse(byCli.stdout).status, 'credited', byCli.stderr);
+    const twice = await cli(['token-requests', 'credit', third.json.id]);
+    assert.equal(twice.code, 1);
+    assert.match(twice.stderr, /conflict: Token request .* is credited already/);
+    assert.equal(await balance(server, key), '11001');
     const topups = (await server.deps.store.listEntries(account.walletId)).filter(
       (e) => e.idempotencyKey === `token-request:${asked.json.id}`,
     );

@@ -32,6 +32,7 @@ import { AppError } from '../errors.ts';
 import { packagePath } from '../package-files.ts';
 import type { Services } from '../services.ts';
 import { presentAccountView } from '../views/accounts.ts';
+import { presentTokenRequest } from '../views/billing.ts';
 import { presentCollectionRun, presentCollectorStatus } from '../views/collectors.ts';
 import { keyExpiry, label } from '../views/common.ts';
 import { presentKey } from '../views/keys.ts';
@@ -85,6 +86,9 @@ Usage:
   tmd import <domain/name> <file> [--format csv|ndjson|json] [--map <field>=<column>]... [--map <file.json>]
              [--set <field>=<value>]... [--null <token>]... [--merge | --replace] [--dry-run]
 
+  tmd token-requests                            open token requests (docs/billing.md)
+  tmd token-requests credit <request-id>        credit its tokens (once)
+  tmd token-requests decline <request-id> --reason <text>
   tmd collect <source> [--since <YYYY-MM-DD>] [--backfill]   one run of a collector now (docs/collectors.md)
   tmd collect --status                          every source: last success, next run, lag, last error
 
@@ -539,6 +543,32 @@ export async function dispatch(deps: Services, cliIo: CliIo, args: string[]): Pr
     case 'import':
       await runImport(deps, operator, io, sub === undefined ? rest : [sub, ...rest]);
       return;
+    case 'token-requests': {
+      if (sub === undefined) {
+        print(io, { data: (await deps.billing.openRequests()).map(presentTokenRequest) });
+        return;
+      }
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { reason: { type: 'string' } },
+      });
+      const id = arg(positionals, 0, 'request-id');
+      if (sub === 'credit') {
+        print(io, presentTokenRequest(await deps.billing.settle(id, { credit: true, actor: 'tmd' })));
+        return;
+      }
+      if (sub === 'decline') {
+        if (!values.reason?.trim())
+          throw new UsageError('decline needs --reason <text>: the account sees it');
+        print(
+          io,
+          presentTokenRequest(await deps.billing.settle(id, { credit: false, reason: values.reason.trim() })),
+        );
+        return;
+      }
+      break;
+    }
     case 'collect': {
       const { values, positionals } = parseArgs({
         args: sub === undefined ? rest : [sub, ...rest],

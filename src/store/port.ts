@@ -7,12 +7,14 @@ import type { Row, RowQuery } from '../catalog/types.ts';
 import type { AnalysisStore } from './analysis-port.ts';
 import type { BillingStore } from './billing-port.ts';
 import type { CollectionStore } from './collection-port.ts';
+import type { IdempotencyStore } from './idempotency-port.ts';
 import type { ImportStore, NewImportRun } from './import-port.ts';
 
 export type { RowQuery } from '../catalog/types.ts';
 export type * from './analysis-port.ts';
 export type * from './billing-port.ts';
 export type * from './collection-port.ts';
+export type * from './idempotency-port.ts';
 export type * from './import-port.ts';
 
 /** The kinds of stored keys (the keys table's CHECK constraint names the same). */
@@ -293,7 +295,7 @@ export interface StoreLifecycle {
 }
 
 /** The Ledger port: accounts, keys, sessions, wallets, the ledger, usage and analyses. */
-export interface Ledger extends StoreLifecycle, AnalysisStore, BillingStore {
+export interface Ledger extends StoreLifecycle, AnalysisStore, BillingStore, IdempotencyStore {
   createWallet(id: string, accountId: string | null, month: string): Promise<WalletRecord>;
   getWallet(id: string): Promise<WalletRecord | null>;
   /** Creates the account and its wallet together. */

@@ -9,6 +9,7 @@ import {
   readOptionsShape,
   SCAN_CAP,
 } from '../../catalog/read-plan.ts';
+import type { StoredResponse } from '../../domain/idempotency.ts';
 import type { Metered } from '../../domain/metering.ts';
 import { projectRow, type ReadResult } from '../../domain/reads.ts';
 import { chooseType } from '../../edge/accept.ts';
@@ -107,16 +108,14 @@ function wantsCsv(request: FastifyRequest, format: string | undefined): boolean 
   return chooseType(request.headers.accept, ['application/json', 'text/csv']) === 'text/csv';
 }
 
-export function sendRead(
-  deps: Services,
-  reply: FastifyReply,
-  result: Metered<ReadResult>,
-  csv: boolean,
-): FastifyReply {
+/** A read as its HTTP answer: status, type, headers (the cost figures among them) and body. */
+export function renderRead(deps: Services, result: Metered<ReadResult>, csv: boolean): StoredResponse {
   const { value } = result;
   const cost = costView(deps.pricing, result.cost);
-  reply.headers(costHeaders(cost));
-  reply.header('x-data-sample', String(value.source === 'sample'));
+  const headers: Record<string, string> = {
+    ...costHeaders(cost),
+    'x-data-sample': String(value.source === 'sample'),
+  };
   if (csv) {
     const columns = value.fields ?? value.entry.columns;
     let body = csvLine(columns);
@@ -129,11 +128,9 @@ export function sendRead(
         body += csvLine(columns.map((c) => projected[c]));
       }
     }
-    if (value.nextCursor) reply.header('x-next-cursor', value.nextCursor);
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `inline; filename="${value.entry.key.replace('/', '_')}.csv"`)
-      .send(body);
+    if (value.nextCursor) headers['x-next-cursor'] = value.nextCursor;
+    headers['content-disposition'] = `inline; filename="${value.entry.key.replace('/', '_')}.csv"`;
+    return { status: 200, contentType: 'text/csv; charset=utf-8', headers, body };
   }
   const meta = readMeta(result, cost);
   // Stored rows are already JSON: splice them in rather than parse and re-serialise on the hot path.
@@ -142,9 +139,16 @@ export function sendRead(
     : value.fields === null
       ? value.rows.map((r) => r.json).join(',')
       : value.rows.map((r) => JSON.stringify(projectRow(r, value.fields))).join(',');
-  return reply
-    .type('application/json; charset=utf-8')
-    .send(`{"data":[${data}],"meta":${JSON.stringify(meta)}}`);
+  return {
+    status: 200,
+    contentType: 'application/json; charset=utf-8',
+    headers,
+    body: `{"data":[${data}],"meta":${JSON.stringify(meta)}}`,
+  };
+}
+
+export function sendStored(reply: FastifyReply, response: StoredResponse): FastifyReply {
+  return reply.code(response.status).headers(response.headers).type(response.contentType).send(response.body);
 }
 
 export function registerDataRoutes(app: TypedApp, deps: Services): void {
@@ -178,6 +182,8 @@ export function registerDataRoutes(app: TypedApp, deps: Services): void {
             'spending_cap_reached',
             'dataset_not_found',
             'not_acceptable',
+            'idempotency_key_reused',
+            'conflict',
           ),
         },
       },
@@ -199,8 +205,23 @@ export function registerDataRoutes(app: TypedApp, deps: Services): void {
         });
       }
       const csv = wantsCsv(request, format);
-      const result = await deps.reads.read(caller, request.id, key, params, { as: csv ? 'csv' : 'json' });
-      return sendRead(deps, reply, result, csv);
+      const read = async () =>
+        renderRead(
+          deps,
+          await deps.reads.read(caller, request.id, key, params, { as: csv ? 'csv' : 'json' }),
+          csv,
+        );
+      const idempotencyKey = request.headers['idempotency-key'];
+      if (typeof idempotencyKey !== 'string') return sendStored(reply, await read());
+      // A retry of this request with this key gets the first answer, uncharged.
+      const { response, replayed } = await deps.idempotency.run(
+        caller,
+        idempotencyKey,
+        `GET ${request.url} ${csv ? 'csv' : 'json'}`,
+        read,
+      );
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return sendStored(reply, response);
     },
   );
 }

@@ -648,4 +648,21 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       CREATE INDEX token_requests_status ON token_requests (status, created_at);
     `,
   },
+  {
+    version: 13,
+    name: 'idempotent requests',
+    // The answer of a request sent with an Idempotency-Key, per credential (scope), for its retries.
+    sql: `
+      CREATE TABLE idempotent_requests (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+        response TEXT,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (scope, key)
+      );
+      CREATE INDEX idempotent_requests_created ON idempotent_requests (created_at);
+    `,
+  },
 ];

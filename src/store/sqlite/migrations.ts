@@ -347,4 +347,21 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       CREATE INDEX token_requests_status ON token_requests (status, created_at);
     `,
   },
+  {
+    version: 10,
+    name: 'idempotent requests',
+    // The answer of a request sent with an Idempotency-Key, per credential (scope), for its retries.
+    sql: `
+      CREATE TABLE idempotent_requests (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+        response TEXT,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (scope, key)
+      );
+      CREATE INDEX idempotent_requests_created ON idempotent_requests (created_at);
+    `,
+  },
 ];

@@ -28,6 +28,7 @@ import {
   collectionRunFrom,
   collectorStateFrom,
 } from '../collection-port.ts';
+import type { Claim, StoredResponse } from '../idempotency-port.ts';
 import {
   type DatasetSpan,
   distinctByKey,
@@ -1368,6 +1369,63 @@ export class SqliteStore implements Store {
     this.#loaded(dataset);
     await this.#reap();
     return done;
+  }
+
+  async claimIdempotencyKey(input: {
+    scope: string;
+    key: string;
+    fingerprint: string;
+    at: number;
+    expiredBefore: number;
+    abandonedBefore: number;
+  }): Promise<Claim> {
+    return this.#tx(() => {
+      // Bounded upkeep: a few expired keys go with each claim.
+      this.#run(
+        'DELETE FROM idempotent_requests WHERE rowid IN (SELECT rowid FROM idempotent_requests WHERE created_at < ? LIMIT 20)',
+        input.expiredBefore,
+      );
+      const claimed = this.#get(
+        `INSERT INTO idempotent_requests (scope, key, fingerprint, state, response, created_at) VALUES (?, ?, ?, 'pending', NULL, ?)
+         ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'pending', response = NULL,
+           created_at = excluded.created_at
+         WHERE idempotent_requests.created_at < ? OR (idempotent_requests.state = 'pending' AND idempotent_requests.created_at < ?)
+         RETURNING key`,
+        input.scope,
+        input.key,
+        input.fingerprint,
+        input.at,
+        input.expiredBefore,
+        input.abandonedBefore,
+      );
+      if (claimed) return { state: 'claimed' } as const;
+      const held = this.#get(
+        'SELECT fingerprint, state, response FROM idempotent_requests WHERE scope = ? AND key = ?',
+        input.scope,
+        input.key,
+      ) as DbRow;
+      if (str(held.fingerprint) !== input.fingerprint) return { state: 'mismatch' } as const;
+      return held.state === 'done'
+        ? ({ state: 'done', response: JSON.parse(str(held.response)) as StoredResponse } as const)
+        : ({ state: 'pending' } as const);
+    });
+  }
+
+  async completeIdempotencyKey(scope: string, key: string, response: StoredResponse): Promise<void> {
+    this.#run(
+      "UPDATE idempotent_requests SET state = 'done', response = ? WHERE scope = ? AND key = ?",
+      JSON.stringify(response),
+      scope,
+      key,
+    );
+  }
+
+  async releaseIdempotencyKey(scope: string, key: string): Promise<void> {
+    this.#run(
+      "DELETE FROM idempotent_requests WHERE scope = ? AND key = ? AND state = 'pending'",
+      scope,
+      key,
+    );
   }
 
   async recordPurchase(p: NewTokenPurchase): Promise<{ purchase: TokenPurchase; duplicate: boolean }> {
