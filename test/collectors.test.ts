@@ -15,9 +15,10 @@ import { PoliteHttp, retryAfterMs } from '../src/collectors/http.ts';
 import type { ServiceFile } from '../src/config.ts';
 import { Collections, PAUSE_AFTER } from '../src/domain/collections.ts';
 import { runCli } from '../src/tmd.ts';
+import { recordedDataDir } from './helpers/real-data.ts';
 import { bearer, startServer, TestClock, type TestServer, walletAccount } from './helpers/server.ts';
 
-const RECORDED = join(import.meta.dirname, '..', '..', 'shared', 'data', 'recorded');
+const RECORDED = recordedDataDir();
 const recorded = (path: string) => readFileSync(join(RECORDED, path), 'utf8');
 const USER_AGENT = 'Example Data Co ops@example.com';
 
@@ -85,7 +86,13 @@ function route(url: URL): Answer {
 function answer(request: IncomingMessage, response: ServerResponse): void {
   const url = new URL(request.url ?? '/', 'http://replay');
   seen.push({ path: `${url.pathname}${url.search}`, userAgent: request.headers['user-agent'] });
-  const [status, body, headers = {}] = route(url);
+  let answer: Answer;
+  try {
+    answer = route(url);
+  } catch (error) {
+    answer = [500, JSON.stringify({ error: (error as Error).message })];
+  }
+  const [status, body, headers = {}] = answer;
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(body);
 }

@@ -53,3 +53,8 @@ export function realDataDir(): string {
   }
   return `${found}/`;
 }
+
+/** The recorded answers of public data APIs (shared/data/recorded, beside `real`), with a trailing separator. */
+export function recordedDataDir(): string {
+  return `${join(dirname(realDataDir().replace(/\/$/, '')), 'recorded')}/`;
+}

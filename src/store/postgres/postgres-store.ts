@@ -57,6 +57,7 @@ import {
   type CreditResult,
   type DebitInput,
   type DebitResult,
+  type EntryKind,
   type KeyContext,
   type KeyRecord,
   type LedgerAudit,
@@ -723,6 +724,41 @@ export class PostgresStore implements Store {
     await this.#q('UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
   }
 
+  /**
+   * Moves a wallet's balance by `amountMicros` (a negative amount takes) and writes its ledger entry,
+   * in the caller's transaction; the balance's CHECK refuses to go below zero.
+   */
+  async #post(
+    tx: pg.PoolClient,
+    entry: {
+      walletId: string;
+      kind: EntryKind;
+      amountMicros: bigint;
+      at: number;
+      requestId?: string | null;
+      idempotencyKey?: string | null;
+      memo?: string | null;
+    },
+  ): Promise<DbRow> {
+    const written = await tx.query(
+      `WITH w AS (UPDATE wallets SET balance_micros = balance_micros + $2 WHERE id = $1 RETURNING balance_micros)
+       INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id,
+                                   idempotency_key, memo)
+       SELECT $1, $3, $2, w.balance_micros, $4, $5, $6, $7 FROM w
+       RETURNING *`,
+      [
+        entry.walletId,
+        entry.amountMicros,
+        entry.kind,
+        entry.at,
+        entry.requestId ?? null,
+        entry.idempotencyKey ?? null,
+        entry.memo ?? null,
+      ],
+    );
+    return written.rows[0] as DbRow;
+  }
+
   async credit(input: CreditInput): Promise<CreditResult> {
     if (input.amountMicros <= 0n) throw new RangeError('a credit must be positive');
     return this.#tx(async (tx) => {
@@ -745,24 +781,7 @@ export class PostgresStore implements Store {
       ) {
         throw new BalanceLimitReached(`wallet ${input.walletId} would pass its maximum balance`);
       }
-      const entry = await tx.query(
-        `WITH w AS (
-           UPDATE wallets SET balance_micros = balance_micros + $2 WHERE id = $1 RETURNING balance_micros
-         )
-         INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id,
-                                     idempotency_key, memo)
-         SELECT $1, $3, $2, w.balance_micros, $4, $5, $6, $7 FROM w
-         RETURNING *`,
-        [
-          input.walletId,
-          input.amountMicros,
-          input.kind,
-          input.at,
-          input.requestId ?? null,
-          input.idempotencyKey ?? null,
-          input.memo ?? null,
-        ],
-      );
+      const entry = await this.#post(tx, input);
       if (input.reverses) {
         await tx.query(
           `UPDATE wallets SET burn_month_micros = GREATEST(0, burn_month_micros - $2)
@@ -771,7 +790,7 @@ export class PostgresStore implements Store {
         );
         await tx.query(this.#usageStatement(input.reverses.usage));
       }
-      return { entry: entryFrom(entry.rows[0] as DbRow), duplicate: false };
+      return { entry: entryFrom(entry), duplicate: false };
     });
   }
 
@@ -1707,18 +1726,14 @@ export class PostgresStore implements Store {
         p.paymentIntent,
       ]);
       if (existing.rows[0]) return { purchase: purchaseFrom(existing.rows[0]), duplicate: true };
-      const entry = await tx.query(
-        `WITH w AS (UPDATE wallets SET balance_micros = balance_micros + $2 WHERE id = $1 RETURNING balance_micros)
-         INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, idempotency_key, memo)
-         SELECT $1, 'purchase', $2, w.balance_micros, $3, $4, $5 FROM w RETURNING id`,
-        [
-          p.walletId,
-          BigInt(p.tokens) * MICROS_PER_TOKEN,
-          p.createdAt,
-          `stripe:${p.paymentIntent}`,
-          `${p.packId}: Stripe Checkout ${p.sessionId}, payment ${p.paymentIntent}`,
-        ],
-      );
+      const entry = await this.#post(tx, {
+        walletId: p.walletId,
+        kind: 'purchase',
+        amountMicros: BigInt(p.tokens) * MICROS_PER_TOKEN,
+        at: p.createdAt,
+        idempotencyKey: `stripe:${p.paymentIntent}`,
+        memo: `${p.packId}: Stripe Checkout ${p.sessionId}, payment ${p.paymentIntent}`,
+      });
       const purchase = await tx.query(
         `INSERT INTO token_purchases (payment_intent, session_id, account_id, wallet_id, pack_id, tokens, amount_cents,
            currency, entry_id, receipt_url, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
@@ -1731,7 +1746,7 @@ export class PostgresStore implements Store {
           p.tokens,
           p.amountCents,
           p.currency,
-          String(entry.rows[0]?.id),
+          String(entry.id),
           p.receiptUrl,
           p.createdAt,
         ],
@@ -1774,22 +1789,19 @@ export class PostgresStore implements Store {
       const balance = BigInt(held.rows[0]?.balance_micros ?? 0);
       const wanted = BigInt(input.tokens) * MICROS_PER_TOKEN;
       const taken = wanted < balance ? wanted : balance;
-      let entry: LedgerEntry | null = null;
-      if (taken > 0n) {
-        const written = await tx.query(
-          `WITH w AS (UPDATE wallets SET balance_micros = balance_micros - $2 WHERE id = $1 RETURNING balance_micros)
-           INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, idempotency_key, memo)
-           SELECT $1, 'purchase_refund', -$2::bigint, w.balance_micros, $3, $4, $5 FROM w RETURNING *`,
-          [
-            walletId,
-            taken,
-            input.at,
-            input.refundKey,
-            `refund of payment ${input.paymentIntent}: ${input.tokens} tokens`,
-          ],
-        );
-        entry = entryFrom(written.rows[0] as DbRow);
-      }
+      const entry =
+        taken > 0n
+          ? entryFrom(
+              await this.#post(tx, {
+                walletId,
+                kind: 'purchase_refund',
+                amountMicros: -taken,
+                at: input.at,
+                idempotencyKey: input.refundKey,
+                memo: `refund of payment ${input.paymentIntent}: ${input.tokens} tokens`,
+              }),
+            )
+          : null;
       const shortfall = wanted - taken;
       await tx.query(
         'INSERT INTO token_refunds (refund_key, payment_intent, tokens, taken_micros, shortfall_micros, at) VALUES ($1, $2, $3, $4, $5, $6)',
@@ -1856,19 +1868,15 @@ export class PostgresStore implements Store {
       if (!request) return null;
       let entryId: string | null = null;
       if (outcome.status === 'credited') {
-        const written = await tx.query(
-          `WITH w AS (UPDATE wallets SET balance_micros = balance_micros + $2 WHERE id = $1 RETURNING balance_micros)
-           INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, idempotency_key, memo)
-           SELECT $1, 'topup', $2, w.balance_micros, $3, $4, $5 FROM w RETURNING id`,
-          [
-            str(request.wallet_id),
-            BigInt(request.tokens) * MICROS_PER_TOKEN,
-            outcome.at,
-            `token-request:${id}`,
-            outcome.memo,
-          ],
-        );
-        entryId = String(written.rows[0]?.id);
+        const entry = await this.#post(tx, {
+          walletId: str(request.wallet_id),
+          kind: 'topup',
+          amountMicros: BigInt(request.tokens) * MICROS_PER_TOKEN,
+          at: outcome.at,
+          idempotencyKey: `token-request:${id}`,
+          memo: outcome.memo,
+        });
+        entryId = String(entry.id);
       }
       const row = await tx.query(
         'UPDATE token_requests SET status = $2, reason = $3, settled_at = $4, entry_id = $5 WHERE id = $1 RETURNING *',

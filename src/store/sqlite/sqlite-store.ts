@@ -52,6 +52,7 @@ import {
   type CreditResult,
   type DebitInput,
   type DebitResult,
+  type EntryKind,
   type KeyContext,
   type KeyRecord,
   type LedgerAudit,
@@ -742,6 +743,38 @@ export class SqliteStore implements Store {
     this.#run('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', at, id);
   }
 
+  /**
+   * Moves a wallet's balance by `amountMicros` (a negative amount takes) and writes its ledger entry,
+   * in the caller's transaction; the balance's CHECK refuses to go below zero.
+   */
+  #post(entry: {
+    walletId: string;
+    kind: EntryKind;
+    amountMicros: bigint;
+    at: number;
+    requestId?: string | null;
+    idempotencyKey?: string | null;
+    memo?: string | null;
+  }): DbRow {
+    const wallet = this.#get(
+      'UPDATE wallets SET balance_micros = balance_micros + ? WHERE id = ? RETURNING balance_micros',
+      entry.amountMicros,
+      entry.walletId,
+    );
+    if (!wallet) throw new Error(`wallet ${entry.walletId} does not exist`);
+    return this.#get(
+      'INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id, idempotency_key, memo) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+      entry.walletId,
+      entry.kind,
+      entry.amountMicros,
+      wallet.balance_micros as bigint,
+      entry.at,
+      entry.requestId ?? null,
+      entry.idempotencyKey ?? null,
+      entry.memo ?? null,
+    ) as DbRow;
+  }
+
   async credit(input: CreditInput): Promise<CreditResult> {
     if (input.amountMicros <= 0n) throw new RangeError('a credit must be positive');
     return this.#tx(() => {
@@ -758,23 +791,7 @@ export class SqliteStore implements Store {
         if (held && (held.balance_micros as bigint) + input.amountMicros > input.maxBalanceMicros)
           throw new BalanceLimitReached(`wallet ${input.walletId} would pass its maximum balance`);
       }
-      const wallet = this.#get(
-        'UPDATE wallets SET balance_micros = balance_micros + ? WHERE id = ? RETURNING balance_micros',
-        input.amountMicros,
-        input.walletId,
-      );
-      if (!wallet) throw new Error(`wallet ${input.walletId} does not exist`);
-      const entry = this.#get(
-        'INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id, idempotency_key, memo) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
-        input.walletId,
-        input.kind,
-        input.amountMicros,
-        wallet.balance_micros as bigint,
-        input.at,
-        input.requestId ?? null,
-        input.idempotencyKey ?? null,
-        input.memo ?? null,
-      ) as DbRow;
+      const entry = this.#post(input);
       if (input.reverses) {
         this.#run(
           'UPDATE wallets SET burn_month_micros = MAX(0, burn_month_micros - ?) WHERE id = ? AND burn_month = ?',
@@ -1432,23 +1449,14 @@ export class SqliteStore implements Store {
     return this.#tx(() => {
       const existing = this.#get('SELECT * FROM token_purchases WHERE payment_intent = ?', p.paymentIntent);
       if (existing) return { purchase: purchaseFrom(existing), duplicate: true };
-      const amount = BigInt(p.tokens) * MICROS_PER_TOKEN;
-      const wallet = this.#get(
-        'UPDATE wallets SET balance_micros = balance_micros + ? WHERE id = ? RETURNING balance_micros',
-        amount,
-        p.walletId,
-      );
-      if (!wallet) throw new Error(`wallet ${p.walletId} does not exist`);
-      const entry = this.#get(
-        `INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, idempotency_key, memo)
-         VALUES (?, 'purchase', ?, ?, ?, ?, ?) RETURNING id`,
-        p.walletId,
-        amount,
-        wallet.balance_micros as bigint,
-        p.createdAt,
-        `stripe:${p.paymentIntent}`,
-        `${p.packId}: Stripe Checkout ${p.sessionId}, payment ${p.paymentIntent}`,
-      ) as DbRow;
+      const entry = this.#post({
+        walletId: p.walletId,
+        kind: 'purchase',
+        amountMicros: BigInt(p.tokens) * MICROS_PER_TOKEN,
+        at: p.createdAt,
+        idempotencyKey: `stripe:${p.paymentIntent}`,
+        memo: `${p.packId}: Stripe Checkout ${p.sessionId}, payment ${p.paymentIntent}`,
+      });
       const purchase = this.#get(
         `INSERT INTO token_purchases (payment_intent, session_id, account_id, wallet_id, pack_id, tokens, amount_cents,
            currency, entry_id, receipt_url, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
@@ -1498,26 +1506,19 @@ export class SqliteStore implements Store {
       const held = this.#get('SELECT balance_micros FROM wallets WHERE id = ?', str(purchase.wallet_id));
       const balance = (held?.balance_micros as bigint | undefined) ?? 0n;
       const taken = wanted < balance ? wanted : balance;
-      let entry: LedgerEntry | null = null;
-      if (taken > 0n) {
-        const wallet = this.#get(
-          'UPDATE wallets SET balance_micros = balance_micros - ? WHERE id = ? RETURNING balance_micros',
-          taken,
-          str(purchase.wallet_id),
-        ) as DbRow;
-        entry = entryFrom(
-          this.#get(
-            `INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, idempotency_key, memo)
-             VALUES (?, 'purchase_refund', ?, ?, ?, ?, ?) RETURNING *`,
-            str(purchase.wallet_id),
-            -taken,
-            wallet.balance_micros as bigint,
-            input.at,
-            input.refundKey,
-            `refund of payment ${input.paymentIntent}: ${input.tokens} tokens`,
-          ) as DbRow,
-        );
-      }
+      const entry =
+        taken > 0n
+          ? entryFrom(
+              this.#post({
+                walletId: str(purchase.wallet_id),
+                kind: 'purchase_refund',
+                amountMicros: -taken,
+                at: input.at,
+                idempotencyKey: input.refundKey,
+                memo: `refund of payment ${input.paymentIntent}: ${input.tokens} tokens`,
+              }),
+            )
+          : null;
       const shortfall = wanted - taken;
       this.#run(
         'INSERT INTO token_refunds (refund_key, payment_intent, tokens, taken_micros, shortfall_micros, at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -1592,25 +1593,15 @@ export class SqliteStore implements Store {
       if (!request) return null;
       let entryId: string | null = null;
       if (outcome.status === 'credited') {
-        const amount = BigInt(num(request.tokens)) * MICROS_PER_TOKEN;
-        const wallet = this.#get(
-          'UPDATE wallets SET balance_micros = balance_micros + ? WHERE id = ? RETURNING balance_micros',
-          amount,
-          str(request.wallet_id),
-        ) as DbRow;
         entryId = String(
-          (
-            this.#get(
-              `INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, idempotency_key, memo)
-               VALUES (?, 'topup', ?, ?, ?, ?, ?) RETURNING id`,
-              str(request.wallet_id),
-              amount,
-              wallet.balance_micros as bigint,
-              outcome.at,
-              `token-request:${id}`,
-              outcome.memo,
-            ) as DbRow
-          ).id,
+          this.#post({
+            walletId: str(request.wallet_id),
+            kind: 'topup',
+            amountMicros: BigInt(num(request.tokens)) * MICROS_PER_TOKEN,
+            at: outcome.at,
+            idempotencyKey: `token-request:${id}`,
+            memo: outcome.memo,
+          }).id,
         );
       }
       return tokenRequestFrom(
