@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freshDatabase, type TestDatabase } from './helpers/backends.ts';
+import { rpc } from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -111,6 +112,37 @@ test('a refused read is not kept: after a top-up the same key reads; a bad key i
       headers: { ...bearer(key), 'idempotency-key': 'has space' },
     });
     assert.deepEqual([bad.status, bad.json.code], [400, 'invalid_request']);
+    await assertLedgerBalanced(server);
+  } finally {
+    await server.close();
+  }
+});
+
+test('MCP: read_dataset with _meta.idempotency_key is answered again and charged once', async () => {
+  const server = await startServer();
+  try {
+    const { key, account } = await walletAccount(server, 100);
+    const headers = { ...bearer(key), accept: 'application/json, text/event-stream' };
+    const call = (id: number, idempotencyKey: string, args: Record<string, unknown>) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'read_dataset', arguments: args, _meta: { idempotency_key: idempotencyKey } },
+    });
+    const args = { dataset: 'equities/stock-prices', filters: { symbol: 'AAPL' }, limit: 3 };
+    const first = await rpc(server, headers, call(1, 'mcp-1', args));
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.json.result.isError, undefined, first.text);
+    const again = await rpc(server, headers, call(2, 'mcp-1', args));
+    assert.equal(again.json.id, 2, 'the answer is to the retry');
+    assert.deepEqual(again.json.result, first.json.result, 'the same rows, text and cost');
+    assert.equal(again.headers.get('x-token-cost'), first.headers.get('x-token-cost'));
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(await burns(server, account.walletId), 1);
+    const other = await rpc(server, headers, call(3, 'mcp-1', { ...args, limit: 4 }));
+    assert.equal(other.json.result.isError, true);
+    assert.match(other.json.result.content[0].text, /idempotency_key_reused/);
+    assert.equal(await burns(server, account.walletId), 1);
     await assertLedgerBalanced(server);
   } finally {
     await server.close();

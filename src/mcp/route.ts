@@ -49,6 +49,7 @@ import {
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Env } from '../config.ts';
 import type { Caller } from '../domain/caller.ts';
+import type { Idempotency } from '../domain/idempotency.ts';
 import { admits } from '../edge/accept.ts';
 import { sendProblem, toAppError } from '../edge/problem.ts';
 import { AppError, type ErrorCode, errorCatalogue, jsonRpc } from '../errors.ts';
@@ -56,7 +57,9 @@ import type { Services } from '../services.ts';
 import { costHeaders } from '../views/cost.ts';
 import { serveLegacyExchange } from './legacy.ts';
 import { createMcpFace, MODERN_REVISION, type ToolRun } from './server.ts';
-import type { McpCall } from './tool-kit.ts';
+import { type McpCall, spliceRaw } from './tool-kit.ts';
+
+export { spliceRaw };
 
 export const MCP_PATH = '/mcp/jsonrpc';
 
@@ -383,34 +386,6 @@ export async function serveComposed(
 }
 
 /**
- * Puts back the parts the tools left as placeholders (`McpCall.raw`): each stands in the serialized
- * message as a JSON string and is replaced by its JSON text. Stored rows go out as stored, like REST, and
- * the long page text is encoded once; the message around them is the SDK's. The answer is written
- * straight into one buffer of its exact UTF-8 size, in the order the placeholders appear.
- */
-export function spliceRaw(serialized: string, raw: readonly { placeholder: string; json: string }[]): Buffer {
-  const found = raw
-    .map((part) => ({
-      json: part.json,
-      at: serialized.indexOf(`"${part.placeholder}"`),
-      length: part.placeholder.length + 2,
-    }))
-    .filter((part) => part.at >= 0)
-    .sort((a, b) => a.at - b.at);
-  const pieces: string[] = [];
-  let from = 0;
-  for (const part of found) {
-    pieces.push(serialized.slice(from, part.at), part.json);
-    from = part.at + part.length;
-  }
-  pieces.push(serialized.slice(from));
-  const out = Buffer.allocUnsafe(pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0));
-  let offset = 0;
-  for (const piece of pieces) offset += out.write(piece, offset);
-  return out;
-}
-
-/**
  * The answer with the call's stored parts put back (spliceRaw), the call letting go of them as it is
  * encoded. A read's page text (tens of KB) must not stay reachable from the call: the SDK's objects of
  * an exchange, which hold the call, are often still referenced from V8's old generation when a minor
@@ -424,16 +399,27 @@ function answerBytes(serialized: string, call: McpCall): Buffer | string {
 }
 
 /** The call of one authenticated POST: what its tools meter against and report through. */
-function newCall(request: FastifyRequest, caller: Caller, refusal?: AppError): McpCall {
+function newCall(
+  request: FastifyRequest,
+  caller: Caller,
+  body: unknown,
+  idempotency: Idempotency,
+  refusal?: AppError,
+): McpCall {
   // The call keeps the request's logger, not the request: like the page text (answerBytes), whatever
   // the call reaches is promoted with it when the SDK's objects of the exchange are (a tenth fewer bytes
   // surviving each minor GC).
   const log = request.log;
+  // A tools/call may carry `_meta.idempotency_key`: its metered tool then answers a retry from it.
+  const params = isToolCall(body) ? (body as { params?: unknown }).params : undefined;
+  const meta = isRecord(params) && isRecord(params._meta) ? params._meta : undefined;
+  const key = meta?.idempotency_key;
   return {
     caller,
     requestId: request.id,
     cost: null,
     raw: null,
+    ...(typeof key === 'string' && { idempotent: { key, service: idempotency } }),
     ...(refusal && { refusal }),
     logError: (error) => log.error({ err: error }, 'MCP tool failed'),
   };
@@ -496,6 +482,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
     /** A JSON-RPC answer encoded here: the cost headers of a metered call, the stored parts put back. */
     const sendMessage = (target: FastifyReply, message: object) => {
       if (call.cost) target.headers(costHeaders(call.cost));
+      else if (call.replayed) target.headers(call.replayed);
       return target.type('application/json').send(answerBytes(JSON.stringify(message), call));
     };
     const header = (name: string) => {
@@ -609,7 +596,12 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
           // Answered the way a served call is (the era's encoding included); the refusal runs nothing.
           for (const [name, value] of Object.entries(refused.headers)) reply.header(name, value);
           const checked = withArgumentsChecked(message);
-          return answer(request, reply, checked.body, newCall(request, request.caller, refused));
+          return answer(
+            request,
+            reply,
+            checked.body,
+            newCall(request, request.caller, checked.body, deps.idempotency, refused),
+          );
         }
       }
       return sendProblem(reply, refused);
@@ -636,7 +628,12 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
         );
       }
       const checked = withArgumentsChecked(body);
-      return answer(request, reply, checked.body, newCall(request, caller, checked.refusal));
+      return answer(
+        request,
+        reply,
+        checked.body,
+        newCall(request, caller, checked.body, deps.idempotency, checked.refusal),
+      );
     });
 
     scope.route({

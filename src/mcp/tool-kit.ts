@@ -6,9 +6,10 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Caller } from '../domain/caller.ts';
+import type { Idempotency } from '../domain/idempotency.ts';
 import { recipes } from '../domain/recipes.ts';
 import { AppError, toProblem } from '../errors.ts';
-import type { CostView } from '../views/cost.ts';
+import { type CostView, costHeaders } from '../views/cost.ts';
 
 /** The `_meta` key of a metered tool result: the four figures of the cost headers, and more. */
 export const COST_META_KEY = 'tmd.example/cost';
@@ -29,6 +30,10 @@ export interface McpCall {
    * The route takes them as it encodes the answer, and sets this back to null.
    */
   raw: { placeholder: string; json: string }[] | null;
+  /** A tools/call sent with `_meta.idempotency_key`: a metered tool answers its retries (defineTool). */
+  idempotent?: { key: string; service: Idempotency };
+  /** The cost headers of a replayed answer, which ran no tool now. */
+  replayed?: Record<string, string>;
   /**
    * Set when the call is refused before any tool runs (a limit at the edge, arguments that are not an
    * object): every tools/call then answers it as a refused tool result, whatever tool it names.
@@ -154,7 +159,28 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolS
       try {
         const parsed = spec.input.safeParse(args ?? {});
         if (!parsed.success) throw invalidArguments(spec.name, parsed.error, args);
-        return await spec.run(parsed.data, call);
+        const idempotent = call.idempotent;
+        if (!spec.metered || !idempotent) return await spec.run(parsed.data, call);
+        // Kept as the client received it (the stored parts spliced in), replayed as it is.
+        const { response, replayed } = await idempotent.service.run(
+          call.caller,
+          idempotent.key,
+          `mcp ${spec.name} ${JSON.stringify(parsed.data)}`,
+          async () => {
+            const result = await spec.run(parsed.data, call);
+            const raw = call.raw;
+            call.raw = null;
+            const serialized = JSON.stringify(result);
+            return {
+              status: 200,
+              contentType: 'application/json',
+              headers: call.cost ? costHeaders(call.cost) : {},
+              body: raw ? spliceRaw(serialized, raw).toString('utf8') : serialized,
+            };
+          },
+        );
+        if (replayed) call.replayed = { ...response.headers, 'idempotent-replayed': 'true' };
+        return JSON.parse(response.body) as CallToolResult;
       } catch (error) {
         if (error instanceof AppError) return refusalResult(error, call.requestId);
         call.logError(error);
@@ -172,6 +198,34 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolS
 }
 
 export const text = (value: string) => ({ type: 'text' as const, text: value });
+
+/**
+ * Puts back the parts the tools left as placeholders (`McpCall.raw`): each stands in the serialized
+ * message as a JSON string and is replaced by its JSON text. Stored rows go out as stored, like REST, and
+ * the long page text is encoded once; the message around them is the SDK's. The answer is written
+ * straight into one buffer of its exact UTF-8 size, in the order the placeholders appear.
+ */
+export function spliceRaw(serialized: string, raw: readonly { placeholder: string; json: string }[]): Buffer {
+  const found = raw
+    .map((part) => ({
+      json: part.json,
+      at: serialized.indexOf(`"${part.placeholder}"`),
+      length: part.placeholder.length + 2,
+    }))
+    .filter((part) => part.at >= 0)
+    .sort((a, b) => a.at - b.at);
+  const pieces: string[] = [];
+  let from = 0;
+  for (const part of found) {
+    pieces.push(serialized.slice(from, part.at), part.json);
+    from = part.at + part.length;
+  }
+  pieces.push(serialized.slice(from));
+  const out = Buffer.allocUnsafe(pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0));
+  let offset = 0;
+  for (const piece of pieces) offset += out.write(piece, offset);
+  return out;
+}
 
 /**
  * A placeholder string for `json` (JSON text) in a tool result: the route puts `json` where the encoded
