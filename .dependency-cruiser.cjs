@@ -8,6 +8,7 @@
  *   catalog/, store/, limits/       the data's layers; never the domain or a face
  *   planners/                       adapters of the domain's Planner port; only the composition picks one
  *   collectors/                     the collectors' HTTP client and schedule; only the composition uses them
+ *   payments/, notify/              Stripe, the outgoing webhook: adapters of domain ports, composition only
  */
 const faces = ['^src/http/', '^src/mcp/', '^src/cli/'];
 const composition = '^src/(app|main|deps)[.]ts$';
@@ -33,7 +34,16 @@ module.exports = {
       severity: 'error',
       comment: 'Faces reach storage, limits and the planner adapters only through the domain.',
       from: { path: faces },
-      to: { path: ['^src/store/', '^src/limits/', '^src/planners/', '^src/collectors/'] },
+      to: {
+        path: [
+          '^src/store/',
+          '^src/limits/',
+          '^src/planners/',
+          '^src/collectors/',
+          '^src/payments/',
+          '^src/notify/',
+        ],
+      },
     },
     {
       name: 'no-face-to-composition',
@@ -70,6 +80,8 @@ module.exports = {
           '^src/limits/redis/',
           '^src/planners/',
           '^src/collectors/',
+          '^src/payments/',
+          '^src/notify/',
         ],
       },
     },

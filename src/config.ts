@@ -315,6 +315,9 @@ const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
   /** Another Stripe API address (a test server): http(s)://host:port. */
   STRIPE_API_URL: z.url().optional(),
+  /** Where low-balance notices are POSTed, signed with the secret (docs/billing.md). */
+  ALERT_WEBHOOK_URL: z.url().optional(),
+  ALERT_WEBHOOK_SECRET: z.string().min(16).optional(),
   /** Set to 0 to keep a node from running scheduled collectors (the others still do). */
   COLLECTORS: z.enum(['0', '1']).default('1'),
   ASSISTANT_TIMEOUT_MS: intVar(1000, 600_000, 60_000),

@@ -30,6 +30,7 @@ import { MemoryLimiter } from './limits/memory-limiter.ts';
 import type { Limiter } from './limits/port.ts';
 import { FallbackLimiter } from './limits/redis/fallback-limiter.ts';
 import { Metrics } from './metrics.ts';
+import { WebhookAlerts } from './notify/webhook.ts';
 import { StripePayments } from './payments/stripe.ts';
 import { ChatPlanner } from './planners/chat-planner.ts';
 import type { EdgeServices, ProcessLog } from './services.ts';
@@ -318,7 +319,15 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     ipSalt: derive(secret, 'ip-salt').toString('hex'),
   });
   const charges = new Charges();
-  const meterDeps = { store, charges, observer: metrics.meterObserver, pricing, now };
+  const alerts =
+    env.ALERT_WEBHOOK_URL && env.ALERT_WEBHOOK_SECRET
+      ? new WebhookAlerts({
+          url: env.ALERT_WEBHOOK_URL,
+          secret: env.ALERT_WEBHOOK_SECRET,
+          onFailure: (error) => log.warn('a notice could not be delivered', { err: error }),
+        })
+      : null;
+  const meterDeps = { store, charges, observer: metrics.meterObserver, pricing, now, alerts };
   const reads = new DataReads({
     ...meterDeps,
     catalog,

@@ -33,10 +33,26 @@ export class Accounts {
     this.#deps = deps;
   }
 
-  /** The caller's wallet read now: tier and balance move with every burn. */
+  /** The caller's wallet (and account) read now: tier and balance move with every burn. */
   async current(caller: Caller): Promise<Caller> {
     const wallet = await this.#deps.store.getWallet(caller.wallet.id);
-    return wallet ? { ...caller, wallet } : caller;
+    const account = caller.account ? await this.#deps.store.getAccount(caller.account.id) : null;
+    return { ...caller, ...(wallet ? { wallet } : {}), ...(account ? { account } : {}) };
+  }
+
+  /**
+   * The account's low-balance threshold (null: none): a read that takes the balance below it is
+   * shown in the Terminal and posted to the operator's webhook, once per crossing.
+   */
+  async setLowBalance(caller: Caller, micros: bigint | null): Promise<void> {
+    if (!caller.account)
+      throw new AppError(
+        'forbidden',
+        'A low-balance notice belongs to an account: sign in, or use a key of the account.',
+      );
+    if (micros !== null && micros < 0n)
+      throw new AppError('invalid_request', 'The threshold cannot be negative.');
+    await this.#deps.store.updateAccount(caller.account.id, { lowBalanceMicros: micros });
   }
 
   async snapshot(caller: Caller): Promise<AccountSnapshot> {

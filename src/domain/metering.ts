@@ -7,6 +7,7 @@
 
 import { AppError, serviceUnavailable } from '../errors.ts';
 import type { Channel, Ledger, UsageOutcome } from '../store/port.ts';
+import { type Alerts, lowBalanceCrossed } from './alerts.ts';
 import { BUY_PATH } from './billing.ts';
 import type { Caller } from './caller.ts';
 import { credentialKinds, kindLabel } from './credential-kinds.ts';
@@ -59,6 +60,8 @@ export interface MeterDeps {
   /** The node's charges in flight; absent in tests that meter without a node around them. */
   charges?: Charges;
   observer?: MeterObserver;
+  /** Told of a debit that took the balance below the account's low-balance threshold. */
+  alerts?: Alerts | null;
 }
 
 /**
@@ -230,6 +233,16 @@ export async function meter<T>(
   options: MeterOptions = {},
 ): Promise<Metered<T>> {
   const metered = await meterOnce(deps, caller, requestId, label, items, produce, options);
+  const { cost } = metered;
+  if (cost.outcome === 'charged' && deps.alerts) {
+    const crossed = lowBalanceCrossed(
+      caller,
+      cost.balanceMicros + cost.burnedMicros,
+      cost.balanceMicros,
+      deps.now(),
+    );
+    if (crossed) deps.alerts.send(crossed);
+  }
   if (deps.observer) {
     const listCost = items.reduce((sum, item) => sum + item.listCost, 0);
     deps.observer.served(caller.channel, listCost, metered.cost.burnedMicros);

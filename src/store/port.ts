@@ -51,6 +51,8 @@ export interface AccountRecord {
   createdAt: number;
   /** Start of the account's public-test window (ms), null if it never registered for it. */
   publicTestStartedAt: number | null;
+  /** A debit that takes the balance from at or above this to below it is told (low-balance notice). */
+  lowBalanceMicros?: bigint | null;
 }
 
 export interface WalletRecord {
@@ -304,7 +306,9 @@ export interface Ledger extends StoreLifecycle, AnalysisStore, BillingStore, Ide
   findAccountByEmail(email: string): Promise<AccountRecord | null>;
   updateAccount(
     id: string,
-    patch: Partial<Pick<AccountRecord, 'plan' | 'packageId' | 'passwordHash' | 'publicTestStartedAt'>>,
+    patch: Partial<
+      Pick<AccountRecord, 'plan' | 'packageId' | 'passwordHash' | 'publicTestStartedAt' | 'lowBalanceMicros'>
+    >,
   ): Promise<void>;
 
   /** Accounts that have a package assigned, for the monthly credit job. */

@@ -51,6 +51,7 @@ export function accountFrom(r: DbRow, p = ''): AccountRecord {
     walletId: str(r[`${p}wallet_id`]),
     createdAt: num(r[`${p}created_at`]),
     publicTestStartedAt: optNum(r[`${p}public_test_started_at`]),
+    lowBalanceMicros: optBig(r[`${p}low_balance_micros`]),
   };
 }
 
@@ -124,7 +125,8 @@ export const walletColumns =
   'w.burn_month_micros AS w_burn_month_micros';
 export const accountColumns =
   'a.id AS a_id, a.email AS a_email, a.password_hash AS a_password_hash, a.plan AS a_plan, a.package_id AS a_package_id, ' +
-  'a.wallet_id AS a_wallet_id, a.created_at AS a_created_at, a.public_test_started_at AS a_public_test_started_at';
+  'a.wallet_id AS a_wallet_id, a.created_at AS a_created_at, a.public_test_started_at AS a_public_test_started_at, ' +
+  'a.low_balance_micros AS a_low_balance_micros';
 
 /** Stored CSV lines joined for a text page (`PageQuery.csvJoin`), with no final line end. */
 export function joinCsvLines(lines: readonly string[], join: CsvJoin): string {

@@ -33,6 +33,9 @@ export const accountOut = z.object({
           "What the account's package brings beyond reads (analysis_assistant is a Terminal feature).",
         ),
       created_at: z.string(),
+      low_balance: tokens
+        .nullable()
+        .describe('The low-balance threshold: a read that takes the balance below it is notified, once.'),
     })
     .nullable(),
   wallet: z.object({ id: z.string(), balance: tokens }),
@@ -60,6 +63,8 @@ export function presentAccount(s: AccountSnapshot): z.infer<typeof accountOut> {
             package: caller.account.packageId,
             entitlements: s.entitlements,
             created_at: iso(caller.account.createdAt) as string,
+            low_balance:
+              caller.account.lowBalanceMicros == null ? null : formatMicros(caller.account.lowBalanceMicros),
           }
         : null,
     wallet: { id: s.wallet.id, balance: formatMicros(s.wallet.balanceMicros) },

@@ -89,7 +89,7 @@ async function problemOf(response: Response): Promise<ApiError> {
 }
 
 export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'DELETE' | 'PATCH';
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   body?: unknown;
   /** A key pasted by the user for this request only (never stored): sent instead of the cookie. */
   key?: string;

@@ -18,6 +18,8 @@ export interface Me {
       spending_caps: boolean;
     };
     created_at: string;
+    /** The low-balance threshold, tokens, or null. */
+    low_balance: string | null;
   } | null;
   wallet: { id: string; balance: string };
   burned_this_month: string;

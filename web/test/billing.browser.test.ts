@@ -135,6 +135,16 @@ describe('buying tokens in the Terminal with Stripe Checkout', { skip }, () => {
     assert.equal(purchases.length, 1);
     await assertAccessible(page, 'wallet after a purchase');
     await screenshot(page, '12-wallet-purchase');
+
+    // A low-balance notice above the balance: the Wallet says so, with the way to buy.
+    await page.getByLabel(/new threshold/).fill('2000');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByTestId('low-balance').waitFor();
+    assert.match(
+      (await page.getByTestId('low-balance').textContent()) ?? '',
+      /below your low-balance notice \(2000 tokens\)/,
+    );
+    assert.equal((await server.deps.store.getAccount(account.id))?.lowBalanceMicros, 2_000_000_000n);
     await assertLedgerBalanced(server);
   });
 });

@@ -1,12 +1,13 @@
 /** Self-service: who am I, what do I hold, what did I spend. */
 import { z } from 'zod';
 import type { Caller } from '../../domain/caller.ts';
+import { capAmount } from '../../domain/operator.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import type { Services } from '../../services.ts';
 import { accountOut, presentAccount } from '../../views/accounts.ts';
 import { tokens } from '../../views/common.ts';
 import { presentUsage } from '../../views/ledger.ts';
-import { edge, problems, queryInt } from '../schemas.ts';
+import { bodyCodes, edge, problems, queryInt } from '../schemas.ts';
 
 export function registerMeRoutes(app: TypedApp, deps: Services): void {
   app.get(
@@ -25,6 +26,29 @@ export function registerMeRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request) => presentAccount(await deps.accounts.snapshot(request.caller as Caller)),
+  );
+
+  app.put(
+    '/api/v1/me/low-balance',
+    {
+      config: { auth: 'required' },
+      schema: {
+        operationId: 'setLowBalance',
+        tags: ['account'],
+        summary:
+          'Set (or clear, with null) the low-balance threshold: a read that takes the balance below it is notified once',
+        security: [{ bearer: [] }, { apiKey: [] }],
+        body: z.strictObject({
+          tokens: capAmount.describe('Tokens (an integer or a decimal string), or null for no notice.'),
+        }),
+        response: { 200: accountOut, ...problems(...edge.required, ...bodyCodes, 'forbidden') },
+      },
+    },
+    async (request) => {
+      const caller = request.caller as Caller;
+      await deps.accounts.setLowBalance(caller, request.body.tokens);
+      return presentAccount(await deps.accounts.snapshot(caller));
+    },
   );
 
   app.get(

@@ -665,4 +665,9 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       CREATE INDEX idempotent_requests_created ON idempotent_requests (created_at);
     `,
   },
+  {
+    version: 14,
+    name: 'low-balance threshold',
+    sql: `ALTER TABLE accounts ADD COLUMN low_balance_micros bigint CHECK (low_balance_micros >= 0);`,
+  },
 ];

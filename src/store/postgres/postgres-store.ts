@@ -584,13 +584,16 @@ export class PostgresStore implements Store {
 
   async updateAccount(
     id: string,
-    patch: Partial<Pick<AccountRecord, 'plan' | 'packageId' | 'passwordHash' | 'publicTestStartedAt'>>,
+    patch: Partial<
+      Pick<AccountRecord, 'plan' | 'packageId' | 'passwordHash' | 'publicTestStartedAt' | 'lowBalanceMicros'>
+    >,
   ): Promise<void> {
     const columns: Record<string, string> = {
       plan: 'plan',
       packageId: 'package_id',
       passwordHash: 'password_hash',
       publicTestStartedAt: 'public_test_started_at',
+      lowBalanceMicros: 'low_balance_micros',
     };
     // Column names come from the fixed map above, never from the caller.
     const sets: string[] = [];

@@ -364,4 +364,9 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       CREATE INDEX idempotent_requests_created ON idempotent_requests (created_at);
     `,
   },
+  {
+    version: 11,
+    name: 'low-balance threshold',
+    sql: `ALTER TABLE accounts ADD COLUMN low_balance_micros INTEGER CHECK (low_balance_micros >= 0);`,
+  },
 ];

@@ -609,13 +609,16 @@ export class SqliteStore implements Store {
 
   async updateAccount(
     id: string,
-    patch: Partial<Pick<AccountRecord, 'plan' | 'packageId' | 'passwordHash' | 'publicTestStartedAt'>>,
+    patch: Partial<
+      Pick<AccountRecord, 'plan' | 'packageId' | 'passwordHash' | 'publicTestStartedAt' | 'lowBalanceMicros'>
+    >,
   ): Promise<void> {
     const columns: Record<string, string> = {
       plan: 'plan',
       packageId: 'package_id',
       passwordHash: 'password_hash',
       publicTestStartedAt: 'public_test_started_at',
+      lowBalanceMicros: 'low_balance_micros',
     };
     const entries = Object.entries(patch).filter(([field]) => field in columns);
     if (entries.length === 0) return;

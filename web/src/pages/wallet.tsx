@@ -22,6 +22,7 @@ export function WalletPage() {
   const [next, setNext] = useState<string | null>(null);
   const [usage, setUsage] = useState<UsageSummary | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [threshold, setThreshold] = useState('');
 
   const loadLedger = async (cursor: string | null, index: number) => {
     try {
@@ -77,6 +78,12 @@ export function WalletPage() {
     <>
       <h1>Wallet and usage</h1>
       {error !== null && <ProblemBox error={error} />}
+      {me.account?.low_balance != null && toNumber(me.wallet.balance) < toNumber(me.account.low_balance) && (
+        <p class="notice" role="status" data-testid="low-balance">
+          Your balance ({me.wallet.balance} tokens) is below your low-balance notice ({me.account.low_balance}{' '}
+          tokens). <a href="#buy">Buy tokens</a>
+        </p>
+      )}
       <div class="grid2">
         <section class="card" aria-labelledby="wallet-title">
           <h2 id="wallet-title">Wallet</h2>
@@ -95,6 +102,36 @@ export function WalletPage() {
             </dd>
             <dt>Burned this month</dt>
             <dd class="num">{me.burned_this_month} tokens</dd>
+            <dt>Low-balance notice</dt>
+            <dd>
+              <form
+                class="row"
+                onSubmit={async (e) => {
+                  e.preventDefault();
+                  try {
+                    const tokens = threshold.trim() === '' ? null : threshold.trim();
+                    await api('/api/v1/me/low-balance', { method: 'PUT', body: { tokens } });
+                    setThreshold('');
+                    await refreshMe();
+                  } catch (caught) {
+                    setError(caught);
+                  }
+                }}
+              >
+                <label>
+                  {me.account?.low_balance ? `Below ${me.account.low_balance} tokens` : 'None'}; new threshold
+                  (tokens, empty for none)
+                  <input
+                    inputMode="decimal"
+                    value={threshold}
+                    onInput={(e) => setThreshold((e.target as HTMLInputElement).value)}
+                  />
+                </label>
+                <button type="submit" class="secondary">
+                  Save
+                </button>
+              </form>
+            </dd>
             <dt>Package</dt>
             <dd>
               {sku
