@@ -60,6 +60,14 @@ const stripeApi = createServer((request, response) => {
       response.end(JSON.stringify(session));
       return;
     }
+    const intent = /^\/v1\/payment_intents\/([^?]+)/.exec(request.url ?? '');
+    if (request.method === 'GET' && intent?.[1]) {
+      // The payment with its charge expanded (expand[]=latest_charge), as Stripe answers it.
+      const charge = { ...fixture('charge'), payment_intent: intent[1] };
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ ...fixture('payment-intent'), id: intent[1], latest_charge: charge }));
+      return;
+    }
     response.writeHead(404, { 'content-type': 'application/json' });
     response.end('{"error":{"type":"invalid_request_error","message":"not in this test"}}');
   });

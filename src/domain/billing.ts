@@ -52,6 +52,8 @@ export interface Payments {
   createCheckout(request: CheckoutRequest): Promise<{ id: string; url: string }>;
   /** The event of a webhook delivery; throws when its signature does not verify or it is stale. */
   readEvent(rawBody: string, signature: string | undefined): PaymentEvent;
+  /** The receipt of a payment (its charge's receipt page), null when there is none yet. */
+  receiptUrl(paymentIntent: string): Promise<string | null>;
 }
 
 export class PaymentSignatureError extends Error {
@@ -144,6 +146,10 @@ export class Billing {
     const { store, now } = this.#deps;
     if (event.type === 'ignored') return { applied: `ignored ${event.eventType}` };
     if (event.type === 'paid') {
+      // The receipt is the charge's: asked for once, and the purchase is credited without it if Stripe
+      // does not answer (the buyer also gets it by email from Stripe).
+      const receiptUrl =
+        event.receiptUrl ?? (await payments.receiptUrl(event.paymentIntent).catch(() => null));
       const { duplicate } = await store.recordPurchase({
         paymentIntent: event.paymentIntent,
         sessionId: event.sessionId,
@@ -153,7 +159,7 @@ export class Billing {
         tokens: event.tokens,
         amountCents: event.amountCents,
         currency: event.currency,
-        receiptUrl: event.receiptUrl,
+        receiptUrl,
         createdAt: now(),
       });
       return { applied: duplicate ? 'already credited' : `credited ${event.tokens} tokens` };

@@ -68,6 +68,12 @@ export class StripePayments implements Payments {
     return { id: session.id, url: session.url };
   }
 
+  async receiptUrl(paymentIntent: string): Promise<string | null> {
+    const intent = await this.#stripe.paymentIntents.retrieve(paymentIntent, { expand: ['latest_charge'] });
+    const charge = intent.latest_charge;
+    return charge !== null && typeof charge === 'object' ? (charge.receipt_url ?? null) : null;
+  }
+
   readEvent(rawBody: string, signature: string | undefined): PaymentEvent {
     if (!signature) throw new Error('no Stripe-Signature header');
     const event = this.#stripe.webhooks.constructEvent(
