@@ -32,6 +32,14 @@ export function useSession(): SessionState {
 /** Reads GET /api/v1/me again (after sign-in, after a read, on the wallet page). */
 export async function refreshMe(): Promise<Me | null> {
   try {
+    // Asked first, so that a signed-out visitor's page load answers 200, not a 401 in the console.
+    const { body: session } = await api<{ signed_in: boolean }>('/api/v1/auth/session', {
+      signInOn401: false,
+    });
+    if (!session.signed_in) {
+      set({ me: null, balance: null });
+      return null;
+    }
     const { body } = await api<Me>('/api/v1/me', { signInOn401: false });
     set({ me: body, balance: body.wallet.balance });
     return body;

@@ -164,6 +164,28 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
     },
   );
 
+  app.get(
+    '/api/v1/auth/session',
+    {
+      config: { auth: 'optional' },
+      schema: {
+        operationId: 'getSession',
+        tags: ['auth'],
+        summary: 'Whether the request carries a credential (a session cookie or a key): 200 either way',
+        description:
+          'For a page that wants to know who is there without a 401 for a signed-out visitor (GET /api/v1/me answers 401 then).',
+        response: {
+          200: z.object({
+            signed_in: z.boolean(),
+            kind: z.string().nullable().describe('The credential kind: session, live, sandbox, public_test.'),
+          }),
+          ...problems(...edge.optional),
+        },
+      },
+    },
+    async (request) => ({ signed_in: request.caller !== null, kind: request.caller?.kind ?? null }),
+  );
+
   app.post(
     '/api/v1/auth/logout',
     {
