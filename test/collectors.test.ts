@@ -76,6 +76,15 @@ function route(url: URL): Answer {
       { 'content-type': 'text/html' },
     ];
   }
+  if (url.pathname === '/service/data/EXR/M.USD.EUR.SP00.A') {
+    // The recording runs to 2019-12: a later startPeriod has no results (the ECB's 404).
+    if ((url.searchParams.get('startPeriod') ?? '') > '2019-12') return [404, 'No results found.'];
+    return [
+      200,
+      recorded('ecb/sdw-wsrest_data_EXR_M.USD.EUR.SP00.A_genericdata.xml'),
+      { 'content-type': 'application/xml' },
+    ];
+  }
   if (url.pathname === '/fred/series/observations') {
     if (url.searchParams.get('api_key') !== 'test-fred-key') return [400, '{"error_message":"Bad key"}'];
     return [200, recorded('fred/series_observations_GDP.json')];
@@ -113,6 +122,7 @@ function collectorsConfig(config: ServiceFile): void {
       'treasury-debt': { enabled: true, base_url: base, per_second: 10, options: {} },
       'sec-current': { enabled: true, base_url: base, options: {} },
       fred: { enabled: false, base_url: base, per_second: 10, options: { series: ['GDP'] } },
+      ecb: { enabled: false, base_url: base, per_second: 10, options: { series: ['EXR/M.USD.EUR.SP00.A'] } },
     },
   };
 }
@@ -315,6 +325,36 @@ test('FRED observations: each as recorded, "." as null, the key sent but never r
   assert.equal(chunk?.records[0]?.values.value, null, 'FRED writes a missing value as "."');
   assert.deepEqual(chunk?.cursor, { DGS10: '2024-07-01' });
   assert.ok(!chunk?.url.includes('k3y') && !chunk?.records[0]?.where.includes('k3y'));
+});
+
+test('ECB: an SDMX series as published, a month as its first day; a later window finds nothing', async () => {
+  const server = await serve('2020-01-20T12:00:00Z');
+  try {
+    const { key } = await walletAccount(server, 1000);
+    const run = await server.deps.collections.run('ecb', { backfill: true });
+    assert.deepEqual([run.outcome, run.rowsNew, run.error], ['ok', 252, null]);
+    const first = await rowsOf(server, key, 'ecb/observations', 'limit=1&sort=asc');
+    assert.deepEqual(first[0], {
+      series_key: 'EXR.M.USD.EUR.SP00.A',
+      flow_ref: 'EXR',
+      freq: 'M',
+      currency: 'USD',
+      currency_denom: 'EUR',
+      series_variation: 'SP00',
+      time_period: '1999-01-01',
+      obs_value: 1.16078,
+      obs_status: 'A',
+      obs_conf: null,
+      obs_com: null,
+    });
+    const cursor = JSON.parse((await server.deps.datasets.collectorState('ecb'))?.cursor ?? '{}');
+    assert.deepEqual(cursor, { 'EXR/M.USD.EUR.SP00.A': '2019-12-01' });
+    // Again from the last period: the same 2019-12 answer, nothing new or changed.
+    const again = await server.deps.collections.run('ecb');
+    assert.deepEqual([again.outcome, again.rowsNew, again.rowsChanged], ['ok', 0, 0]);
+  } finally {
+    await server.close();
+  }
 });
 
 test('politeness: Retry-After honoured, a failing source retried, then paused after repeated failures', async () => {

@@ -1,11 +1,12 @@
 /** Every source a collector can run, by id (docs/collectors.md). */
+import { ecb } from './ecb.ts';
 import { fred } from './fred.ts';
 import { nyfed } from './nyfed.ts';
 import { secCurrent } from './sec-current.ts';
 import type { Source } from './source.ts';
 import { treasuryDebt } from './treasury.ts';
 
-export const sources: readonly Source[] = [secCurrent, nyfed, treasuryDebt, fred];
+export const sources: readonly Source[] = [secCurrent, nyfed, treasuryDebt, fred, ecb];
 
 export function sourceById(id: string): Source | undefined {
   return sources.find((s) => s.id === id);
