@@ -76,6 +76,13 @@ function route(url: URL): Answer {
       { 'content-type': 'text/html' },
     ];
   }
+  if (url.pathname === '/datadownload/Output.aspx') {
+    return [
+      200,
+      recorded('federalreserve/h15_ddp_treasury_cmt_daily_csv_first31rows.csv'),
+      { 'content-type': 'text/csv' },
+    ];
+  }
   if (url.pathname === '/service/data/EXR/M.USD.EUR.SP00.A') {
     // The recording runs to 2019-12: a later startPeriod has no results (the ECB's 404).
     if ((url.searchParams.get('startPeriod') ?? '') > '2019-12') return [404, 'No results found.'];
@@ -123,6 +130,7 @@ function collectorsConfig(config: ServiceFile): void {
       'sec-current': { enabled: true, base_url: base, options: {} },
       fred: { enabled: false, base_url: base, per_second: 10, options: { series: ['GDP'] } },
       ecb: { enabled: false, base_url: base, per_second: 10, options: { series: ['EXR/M.USD.EUR.SP00.A'] } },
+      'fed-h15': { enabled: false, base_url: base, per_second: 10, options: {} },
     },
   };
 }
@@ -352,6 +360,32 @@ test('ECB: an SDMX series as published, a month as its first day; a later window
     // Again from the last period: the same 2019-12 answer, nothing new or changed.
     const again = await server.deps.collections.run('ecb');
     assert.deepEqual([again.outcome, again.rowsNew, again.rowsChanged], ['ok', 0, 0]);
+  } finally {
+    await server.close();
+  }
+});
+
+test("the Fed's H.15 download: each yield a row by its FRED id, holidays and gaps no row", async () => {
+  const server = await serve('1962-02-14T22:00:00Z');
+  try {
+    const { key } = await walletAccount(server, 1000);
+    const run = await server.deps.collections.run('fed-h15', { backfill: true });
+    assert.equal(run.error, null);
+    // 31 days; five of the eleven columns hold values in 1962 (1, 3, 5, 10 and 20 years); 1962-02-12
+    // (Lincoln's birthday) is "ND", no data, in each.
+    assert.equal(run.rowsNew, 30 * 5);
+    const tenYear = await rowsOf(server, key, 'macro/fed-h15-series', 'series_id=DGS10&limit=2&sort=asc');
+    assert.deepEqual(tenYear[0], {
+      series_id: 'DGS10',
+      h15_series: 'RIFLGFCY10_N.B',
+      title: 'Market yield on U.S. Treasury securities at 10-year constant maturity',
+      date: '1962-01-02',
+      value: 4.06,
+    });
+    assert.equal(tenYear[1]?.value, 4.03);
+    assert.deepEqual(JSON.parse((await server.deps.datasets.collectorState('fed-h15'))?.cursor ?? '{}'), {
+      date: '1962-02-13',
+    });
   } finally {
     await server.close();
   }

@@ -1,12 +1,13 @@
 /** Every source a collector can run, by id (docs/collectors.md). */
 import { ecb } from './ecb.ts';
+import { fedH15 } from './fed-h15.ts';
 import { fred } from './fred.ts';
 import { nyfed } from './nyfed.ts';
 import { secCurrent } from './sec-current.ts';
 import type { Source } from './source.ts';
 import { treasuryDebt } from './treasury.ts';
 
-export const sources: readonly Source[] = [secCurrent, nyfed, treasuryDebt, fred, ecb];
+export const sources: readonly Source[] = [secCurrent, nyfed, treasuryDebt, fred, fedH15, ecb];
 
 export function sourceById(id: string): Source | undefined {
   return sources.find((s) => s.id === id);
