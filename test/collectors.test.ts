@@ -76,6 +76,18 @@ function route(url: URL): Answer {
       { 'content-type': 'text/html' },
     ];
   }
+  if (url.pathname === '/resource/jun7-fc8e.json') {
+    // One record (2024-08-20); asked after it, Socrata answers an empty list.
+    const after = /> '(\d{4}-\d{2}-\d{2})/.exec(url.searchParams.get('$where') ?? '')?.[1] ?? '';
+    return [
+      200,
+      after >= '2024-08-20'
+        ? '[]'
+        : recorded(
+            'cftc/publicreporting_jun7-fc8e_legacy_futures_only_2024-08-19_2024-08-21_code_239747.json',
+          ),
+    ];
+  }
   if (url.pathname === '/datadownload/Output.aspx') {
     return [
       200,
@@ -131,6 +143,7 @@ function collectorsConfig(config: ServiceFile): void {
       fred: { enabled: false, base_url: base, per_second: 10, options: { series: ['GDP'] } },
       ecb: { enabled: false, base_url: base, per_second: 10, options: { series: ['EXR/M.USD.EUR.SP00.A'] } },
       'fed-h15': { enabled: false, base_url: base, per_second: 10, options: {} },
+      cftc: { enabled: false, base_url: base, per_second: 10, options: {} },
     },
   };
 }
@@ -386,6 +399,42 @@ test("the Fed's H.15 download: each yield a row by its FRED id, holidays and gap
     assert.deepEqual(JSON.parse((await server.deps.datasets.collectorState('fed-h15'))?.cursor ?? '{}'), {
       date: '1962-02-13',
     });
+  } finally {
+    await server.close();
+  }
+});
+
+test('CFTC legacy futures (Socrata): a week of a market as published, then nothing new', async () => {
+  const server = await serve('2024-08-27T12:00:00Z');
+  try {
+    const { key } = await walletAccount(server, 1000);
+    const run = await server.deps.collections.run('cftc', { since: '2024-08-19' });
+    assert.deepEqual([run.outcome, run.rowsNew, run.error], ['ok', 1, null]);
+    const [row] = await rowsOf(server, key, 'cftc/legacy_futures-facts');
+    assert.deepEqual(
+      [
+        row?.report_date,
+        row?.market_and_exchange_names,
+        row?.cftc_contract_market_code,
+        row?.open_interest_all,
+        row?.noncomm_positions_long_all,
+        row?.noncomm_positions_spread_all,
+        row?.tot_rept_positions_short_all,
+        row?.contract_units,
+      ],
+      [
+        '2024-08-20',
+        'MICRO E-MINI RUSSELL 2000 INDX - CHICAGO MERCANTILE EXCHANGE',
+        '239747',
+        19404,
+        4773,
+        258,
+        10780,
+        '(RUSSEL 2000 INDEX X $0.5)',
+      ],
+    );
+    const again = await server.deps.collections.run('cftc');
+    assert.deepEqual([again.outcome, again.rowsNew, again.requests], ['ok', 0, 1]);
   } finally {
     await server.close();
   }

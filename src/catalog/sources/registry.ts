@@ -1,4 +1,5 @@
 /** Every source a collector can run, by id (docs/collectors.md). */
+import { cftc } from './cftc.ts';
 import { ecb } from './ecb.ts';
 import { fedH15 } from './fed-h15.ts';
 import { fred } from './fred.ts';
@@ -7,7 +8,7 @@ import { secCurrent } from './sec-current.ts';
 import type { Source } from './source.ts';
 import { treasuryDebt } from './treasury.ts';
 
-export const sources: readonly Source[] = [secCurrent, nyfed, treasuryDebt, fred, fedH15, ecb];
+export const sources: readonly Source[] = [secCurrent, nyfed, treasuryDebt, fred, fedH15, ecb, cftc];
 
 export function sourceById(id: string): Source | undefined {
   return sources.find((s) => s.id === id);
