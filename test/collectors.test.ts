@@ -44,7 +44,7 @@ const rates: Record<string, string> = {
 };
 
 /** The recorded answer to a request, as each source's server gave it. */
-function route(url: URL): Answer {
+function route(url: URL, ifNoneMatch: string | undefined): Answer {
   const file = rates[url.pathname];
   if (file) {
     if (faults.throttleOnce > 0) {
@@ -74,6 +74,21 @@ function route(url: URL): Answer {
       503,
       recorded('sec/getcurrent_atom_all_count100_start5100_HTTP503.html'),
       { 'content-type': 'text/html' },
+    ];
+  }
+  if (
+    url.pathname ===
+    '/api/xbrl/frames/us-gaap/RevenueFromContractWithCustomerExcludingAssessedTax/USD/CY2024Q2.json'
+  ) {
+    // As EDGAR's servers do: validators, and 304 for a copy that is current.
+    const etag = '"frame-2024q2"';
+    if (ifNoneMatch === etag) return [304, ''];
+    return [
+      200,
+      recorded(
+        'sec/xbrl_frames_us-gaap_RevenueFromContractWithCustomerExcludingAssessedTax_USD_CY2024Q2.json',
+      ),
+      { etag, 'last-modified': 'Mon, 01 Jul 2024 09:59:59 GMT' },
     ];
   }
   if (url.pathname === '/resource/jun7-fc8e.json') {
@@ -116,7 +131,7 @@ function answer(request: IncomingMessage, response: ServerResponse): void {
   seen.push({ path: `${url.pathname}${url.search}`, userAgent: request.headers['user-agent'] });
   let answer: Answer;
   try {
-    answer = route(url);
+    answer = route(url, request.headers['if-none-match']);
   } catch (error) {
     answer = [500, JSON.stringify({ error: (error as Error).message })];
   }
@@ -144,6 +159,11 @@ function collectorsConfig(config: ServiceFile): void {
       ecb: { enabled: false, base_url: base, per_second: 10, options: { series: ['EXR/M.USD.EUR.SP00.A'] } },
       'fed-h15': { enabled: false, base_url: base, per_second: 10, options: {} },
       cftc: { enabled: false, base_url: base, per_second: 10, options: {} },
+      'sec-frames': {
+        enabled: false,
+        base_url: base,
+        options: { frames: ['us-gaap/RevenueFromContractWithCustomerExcludingAssessedTax/USD/CY2024Q2'] },
+      },
     },
   };
 }
@@ -435,6 +455,31 @@ test('CFTC legacy futures (Socrata): a week of a market as published, then nothi
     );
     const again = await server.deps.collections.run('cftc');
     assert.deepEqual([again.outcome, again.rowsNew, again.requests], ['ok', 0, 1]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('SEC XBRL frames: one fact per filer; asked again conditionally, an unchanged frame is a 304', async () => {
+  const server = await serve('2024-07-02T12:00:00Z');
+  try {
+    const { key } = await walletAccount(server, 1000);
+    const run = await server.deps.collections.run('sec-frames');
+    assert.deepEqual([run.outcome, run.rowsNew, run.error], ['ok', 15, null]);
+    const [fact] = await rowsOf(server, key, 'system/xbrl-frames', 'cik=6955');
+    assert.deepEqual(fact, {
+      taxonomy: 'us-gaap',
+      tag: 'RevenueFromContractWithCustomerExcludingAssessedTax',
+      unit: 'USD',
+      cik: '6955',
+      entity_name: 'ENERPAC TOOL GROUP CORP.',
+      loc: 'US-WI',
+      end: '2024-05-31',
+      accession_number: '0000006955-24-000042',
+      val: 150389000,
+    });
+    const again = await server.deps.collections.run('sec-frames');
+    assert.deepEqual([again.outcome, again.requests, again.notModified, again.rowsNew], ['ok', 1, 1, 0]);
   } finally {
     await server.close();
   }

@@ -5,10 +5,20 @@ import { fedH15 } from './fed-h15.ts';
 import { fred } from './fred.ts';
 import { nyfed } from './nyfed.ts';
 import { secCurrent } from './sec-current.ts';
+import { secFrames } from './sec-frames.ts';
 import type { Source } from './source.ts';
 import { treasuryDebt } from './treasury.ts';
 
-export const sources: readonly Source[] = [secCurrent, nyfed, treasuryDebt, fred, fedH15, ecb, cftc];
+export const sources: readonly Source[] = [
+  secCurrent,
+  secFrames,
+  nyfed,
+  treasuryDebt,
+  fred,
+  fedH15,
+  ecb,
+  cftc,
+];
 
 export function sourceById(id: string): Source | undefined {
   return sources.find((s) => s.id === id);
