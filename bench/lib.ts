@@ -95,11 +95,14 @@ export interface Figures {
 }
 
 /** CPU time (µs) a process has used so far, from /proc (Linux, 100 ticks a second); null elsewhere. */
-export function cpuMicros(pid: number | undefined): number | null {
+export function cpuMicros(pid: number | undefined, withChildren = false): number | null {
   if (pid === undefined) return null;
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    const ticks = Number(fields[11]) + Number(fields[12]);
+    // With its reaped children's time (cutime, cstime): PostgreSQL's backends come and go during a run,
+    // and the postmaster then holds what an exited one used, so a sum over live processes never falls.
+    const ticks =
+      Number(fields[11]) + Number(fields[12]) + (withChildren ? Number(fields[13]) + Number(fields[14]) : 0);
     return Number.isFinite(ticks) ? ticks * 10_000 : null;
   } catch {
     return null;
@@ -132,7 +135,7 @@ function cpuOfAll(comm: string): number | null {
     } catch {
       continue; // the process ended
     }
-    total += cpuMicros(Number(pid)) ?? 0;
+    total += cpuMicros(Number(pid), true) ?? 0;
   }
   return total;
 }
