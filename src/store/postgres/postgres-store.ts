@@ -569,7 +569,7 @@ export class PostgresStore implements Store {
         ],
       );
     });
-    return { ...input, plan: 'standard', packageId: null };
+    return { ...input, plan: 'standard', packageId: null, lowBalanceMicros: null };
   }
 
   async getAccount(id: string): Promise<AccountRecord | null> {

@@ -594,7 +594,7 @@ export class SqliteStore implements Store {
         input.publicTestStartedAt,
       );
     });
-    return { ...input, plan: 'standard', packageId: null };
+    return { ...input, plan: 'standard', packageId: null, lowBalanceMicros: null };
   }
 
   async getAccount(id: string): Promise<AccountRecord | null> {
