@@ -91,6 +91,9 @@ function route(url: URL, ifNoneMatch: string | undefined): Answer {
       { etag, 'last-modified': 'Mon, 01 Jul 2024 09:59:59 GMT' },
     ];
   }
+  if (url.pathname === '/publicAPI/v2/timeseries/data/') {
+    return [200, recorded('bls/timeseries_data_POST_APU0000701111_2022.json')];
+  }
   if (url.pathname === '/resource/jun7-fc8e.json') {
     // One record (2024-08-20); asked after it, Socrata answers an empty list.
     const after = /> '(\d{4}-\d{2}-\d{2})/.exec(url.searchParams.get('$where') ?? '')?.[1] ?? '';
@@ -159,6 +162,7 @@ function collectorsConfig(config: ServiceFile): void {
       ecb: { enabled: false, base_url: base, per_second: 10, options: { series: ['EXR/M.USD.EUR.SP00.A'] } },
       'fed-h15': { enabled: false, base_url: base, per_second: 10, options: {} },
       cftc: { enabled: false, base_url: base, per_second: 10, options: {} },
+      bls: { enabled: false, base_url: base, options: { series: ['APU0000701111'] } },
       'sec-frames': {
         enabled: false,
         base_url: base,
@@ -327,6 +331,9 @@ test('SEC latest filings: entries until the 503 that ends paging, then only what
 test('FRED observations: each as recorded, "." as null, the key sent but never recorded', async () => {
   const asked: string[] = [];
   const http = {
+    postJson: async () => {
+      throw new Error('FRED asks with GET');
+    },
     get: async (url: string) => {
       asked.push(url);
       return {
@@ -480,6 +487,33 @@ test('SEC XBRL frames: one fact per filer; asked again conditionally, an unchang
     });
     const again = await server.deps.collections.run('sec-frames');
     assert.deepEqual([again.outcome, again.requests, again.notModified, again.rowsNew], ['ok', 1, 1, 0]);
+  } finally {
+    await server.close();
+  }
+});
+
+test('BLS: a series as published (a POSTed query), each month its first day', async () => {
+  const server = await serve('2023-01-15T12:00:00Z');
+  try {
+    const { key } = await walletAccount(server, 1000);
+    seen.length = 0;
+    const run = await server.deps.collections.run('bls', { since: '2022-01-01' });
+    assert.deepEqual([run.outcome, run.error], ['ok', null]);
+    assert.equal(run.rowsNew, 12, 'twelve months of 2022');
+    const [december] = await rowsOf(server, key, 'economics/bls-series', 'limit=1');
+    assert.deepEqual(december, {
+      series_id: 'APU0000701111',
+      survey: 'AP',
+      title:
+        'Flour, white, all purpose, per lb. (453.6 gm) in U.S. city average, average price, not seasonally adjusted',
+      units: 'Flour, white, all purpose, per lb. (453.6 gm)',
+      date: '2022-12-01',
+      value: 0.522,
+      footnote_codes: null,
+    });
+    assert.deepEqual(JSON.parse((await server.deps.datasets.collectorState('bls'))?.cursor ?? '{}'), {
+      date: '2022-12-01',
+    });
   } finally {
     await server.close();
   }

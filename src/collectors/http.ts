@@ -50,18 +50,40 @@ export class PoliteHttp implements SourceHttp {
     if (at > now) await sleep(at - now);
   }
 
-  async get(url: string, options: GetOptions = {}): Promise<SourceResponse> {
-    const { retries, backoffMs, maxWaitMs, timeoutMs, userAgent } = this.#options;
-    const headers: Record<string, string> = { 'user-agent': userAgent, accept: '*/*' };
+  get(url: string, options: GetOptions = {}): Promise<SourceResponse> {
+    const headers: Record<string, string> = {};
     if (options.etag) headers['if-none-match'] = options.etag;
     if (options.lastModified) headers['if-modified-since'] = options.lastModified;
+    return this.#request(url, { method: 'GET', headers }, options.accept);
+  }
+
+  postJson(url: string, body: unknown): Promise<SourceResponse> {
+    return this.#request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  }
+
+  async #request(
+    url: string,
+    init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+    accept: readonly number[] = [],
+  ): Promise<SourceResponse> {
+    const { retries, backoffMs, maxWaitMs, timeoutMs, userAgent } = this.#options;
+    const headers: Record<string, string> = { 'user-agent': userAgent, accept: '*/*', ...init.headers };
     for (let attempt = 0; ; attempt++) {
       await this.#turn();
       const backoff = Math.min(maxWaitMs, backoffMs * 2 ** attempt);
       let response: Response;
       let body: string;
       try {
-        response = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+        response = await fetch(url, {
+          method: init.method,
+          headers,
+          ...(init.body === undefined ? {} : { body: init.body }),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
         body = await response.text();
       } catch (error) {
         if (attempt < retries) {
@@ -83,7 +105,7 @@ export class PoliteHttp implements SourceHttp {
         this.notModified++;
         return answer;
       }
-      if (options.accept?.includes(response.status)) return answer;
+      if (accept.includes(response.status)) return answer;
       if ((response.status === 429 || response.status >= 500) && attempt < retries) {
         await sleep(Math.min(maxWaitMs, retryAfterMs(response.headers.get('retry-after')) ?? backoff));
         continue;

@@ -1,4 +1,5 @@
 /** Every source a collector can run, by id (docs/collectors.md). */
+import { bls } from './bls.ts';
 import { cftc } from './cftc.ts';
 import { ecb } from './ecb.ts';
 import { fedH15 } from './fed-h15.ts';
@@ -18,6 +19,7 @@ export const sources: readonly Source[] = [
   fedH15,
   ecb,
   cftc,
+  bls,
 ];
 
 export function sourceById(id: string): Source | undefined {

@@ -16,6 +16,8 @@ export interface SourceResponse {
 /** GET with the source's politeness (rate, User-Agent, retries with backoff) applied by the caller. */
 export interface SourceHttp {
   get(url: string, options?: GetOptions): Promise<SourceResponse>;
+  /** A POST of a JSON body (an API that takes its query that way, as BLS does). */
+  postJson(url: string, body: unknown): Promise<SourceResponse>;
 }
 
 export interface GetOptions {
