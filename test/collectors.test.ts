@@ -91,6 +91,10 @@ function route(url: URL, ifNoneMatch: string | undefined): Answer {
       { etag, 'last-modified': 'Mon, 01 Jul 2024 09:59:59 GMT' },
     ];
   }
+  if (url.pathname === '/v2/natural-gas/enr/seis/data/') {
+    if (url.searchParams.get('api_key') !== 'test-eia-key') return [403, '{"error":"API_KEY_INVALID"}'];
+    return [200, recorded('eia/v2_natural-gas_enr_seis_data_E_ERTCES_XS0_NUS_C_2000-01.json')];
+  }
   if (url.pathname === '/publicAPI/v2/timeseries/data/') {
     return [200, recorded('bls/timeseries_data_POST_APU0000701111_2022.json')];
   }
@@ -163,6 +167,11 @@ function collectorsConfig(config: ServiceFile): void {
       'fed-h15': { enabled: false, base_url: base, per_second: 10, options: {} },
       cftc: { enabled: false, base_url: base, per_second: 10, options: {} },
       bls: { enabled: false, base_url: base, options: { series: ['APU0000701111'] } },
+      eia: {
+        enabled: false,
+        base_url: base,
+        options: { series: ['natural-gas/enr/seis:E_ERTCES_XS0_NUS_C'] },
+      },
       'sec-frames': {
         enabled: false,
         base_url: base,
@@ -176,7 +185,7 @@ async function serve(at: string): Promise<TestServer> {
   return startServer({
     clock: new TestClock(Date.parse(at)),
     config: collectorsConfig,
-    env: { FRED_API_KEY: 'test-fred-key' },
+    env: { FRED_API_KEY: 'test-fred-key', EIA_API_KEY: 'test-eia-key' },
   });
 }
 
@@ -514,6 +523,27 @@ test('BLS: a series as published (a POSTed query), each month its first day', as
     assert.deepEqual(JSON.parse((await server.deps.datasets.collectorState('bls'))?.cursor ?? '{}'), {
       date: '2022-12-01',
     });
+  } finally {
+    await server.close();
+  }
+});
+
+test('EIA: a monthly series as published, its month the first day; the key never recorded', async () => {
+  const server = await serve('2000-02-15T12:00:00Z');
+  try {
+    const { key } = await walletAccount(server, 1000);
+    const run = await server.deps.collections.run('eia', { since: '2000-01-01' });
+    assert.deepEqual([run.outcome, run.rowsNew, run.error], ['ok', 1, null]);
+    const [point] = await rowsOf(server, key, 'economics/eia-series');
+    assert.deepEqual(point, {
+      series_id: 'E_ERTCES_XS0_NUS_C',
+      title: 'U.S. Maximum Number of Active Crews Engaged in Seismic Surveying (Count)',
+      units: 'COUNT',
+      date: '2000-01-01',
+      value: 0,
+    });
+    const runs = await server.deps.datasets.listImportRuns({ dataset: 'economics/eia-series' }, 1);
+    assert.ok(!runs[0]?.fileName.includes('test-eia-key'), 'the API key is not recorded');
   } finally {
     await server.close();
   }

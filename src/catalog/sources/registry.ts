@@ -2,6 +2,7 @@
 import { bls } from './bls.ts';
 import { cftc } from './cftc.ts';
 import { ecb } from './ecb.ts';
+import { eia } from './eia.ts';
 import { fedH15 } from './fed-h15.ts';
 import { fred } from './fred.ts';
 import { nyfed } from './nyfed.ts';
@@ -20,6 +21,7 @@ export const sources: readonly Source[] = [
   ecb,
   cftc,
   bls,
+  eia,
 ];
 
 export function sourceById(id: string): Source | undefined {
