@@ -1,5 +1,5 @@
 /** Import runs as both SQL adapters read them back. */
-import type { ImportOutcome, ImportRun } from './import-port.ts';
+import type { ImportOutcome, ImportRun, NewImportRun } from './import-port.ts';
 import { type DbRow, num, optNum, optStr, str } from './rows.ts';
 
 export function importRunFrom(r: DbRow): ImportRun {
@@ -23,4 +23,24 @@ export function importRunFrom(r: DbRow): ImportRun {
     swappedAt: optNum(r.swapped_at),
     error: optStr(r.error),
   };
+}
+
+/** The columns a new run is written with (it starts `loading`, counted at its swap), and its values in order. */
+export const NEW_RUN_COLUMNS =
+  'dataset, importer, source_name, file_name, sha256, licence, attribution, imported_at, rows_read, rows_rejected, outcome';
+
+export function newRunValues(dataset: string, run: NewImportRun): (string | number | null)[] {
+  return [
+    dataset,
+    run.importer,
+    run.sourceName,
+    run.fileName,
+    run.sha256,
+    run.licence,
+    run.attribution,
+    run.importedAt,
+    run.rowsRead,
+    run.rowsRejected,
+    'loading',
+  ];
 }

@@ -42,7 +42,7 @@ import {
   type KeyedRow,
   type NewImportRun,
 } from '../import-port.ts';
-import { importRunFrom } from '../import-rows.ts';
+import { importRunFrom, NEW_RUN_COLUMNS, newRunValues } from '../import-rows.ts';
 import type {
   AnalysisRecord,
   AnalysisRunOutcome,
@@ -1266,23 +1266,11 @@ export class PostgresStore implements Store {
 
   /** The statement that records a run as it starts, on the loading connection (see #recorded). */
   #startRun(dataset: string, run: NewImportRun): { text: string; values: unknown[] } {
+    const values = newRunValues(dataset, run);
     return {
-      text: `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
-               imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t, outcome, loader_pid)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, 0, $10, NULL, NULL, 'loading', pg_backend_pid())
-             RETURNING id`,
-      values: [
-        dataset,
-        run.importer,
-        run.sourceName,
-        run.fileName,
-        run.sha256,
-        run.licence,
-        run.attribution,
-        run.importedAt,
-        run.rowsRead,
-        run.rowsRejected,
-      ],
+      text: `INSERT INTO import_runs (${NEW_RUN_COLUMNS}, rows_inserted, rows_replaced, loader_pid)
+             VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')}, 0, 0, pg_backend_pid()) RETURNING id`,
+      values,
     };
   }
 

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NewImportRun } from '../import-port.ts';
+import { NEW_RUN_COLUMNS, newRunValues } from '../import-rows.ts';
 import { type DbRow, num, str } from '../rows.ts';
 
 /** How long one slice of a load may hold the write lock; debits wait at most about this long. */
@@ -61,22 +62,12 @@ export function startLoad(
           (
             db
               .prepare(
-                `INSERT INTO import_runs (dataset, importer, source_name, file_name, sha256, licence, attribution,
-                   imported_at, rows_read, rows_inserted, rows_replaced, rows_rejected, first_t, last_t, outcome)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, ?, NULL, NULL, 'loading') RETURNING id`,
+                `INSERT INTO import_runs (${NEW_RUN_COLUMNS}, rows_inserted, rows_replaced)
+                 VALUES (${NEW_RUN_COLUMNS.split(',')
+                   .map(() => '?')
+                   .join(', ')}, 0, 0) RETURNING id`,
               )
-              .get(
-                dataset,
-                run.importer,
-                run.sourceName,
-                run.fileName,
-                run.sha256,
-                run.licence,
-                run.attribution,
-                run.importedAt,
-                run.rowsRead,
-                run.rowsRejected,
-              ) as DbRow
+              .get(...newRunValues(dataset, run)) as DbRow
           ).id,
         );
   db.prepare(
