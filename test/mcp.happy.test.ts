@@ -169,7 +169,10 @@ for (const era of eras) {
         });
         const [table, note] = read.content;
         assert.equal(table.text.split('\n')[1], 'report_date,contract_market_name,open_interest_all');
-        assert.match(table.text, /next_cursor: \S+ \(pass it as cursor/);
+        assert.match(
+          read.content[2].text,
+          /^next_cursor: \S+\nNext page: pass it as cursor with the same arguments; it is another read at 5 tokens\.$/,
+        );
         assert.equal(note.text, 'Cost: 5 tokens (list 5); burned 5 tokens = 0.5 EUR; 995 tokens left.');
         const headers = mcp.lastHeaders();
         assert.equal(headers.get('x-token-cost'), '5');

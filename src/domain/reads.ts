@@ -29,6 +29,8 @@ interface ReadBase {
   asOf: string | null;
   /** For rows read from the operator's own table: what the operator says they are. */
   origin?: string;
+  /** The page was cut short of its limit to stay within `ReadOptions.maxChars`; nextCursor continues it. */
+  cut: boolean;
 }
 
 /** What a dataset holds, for the catalog: sample or imported rows, how many, their span, the last import. */
@@ -57,6 +59,23 @@ export interface ReadOptions {
   as?: 'rows' | 'json' | 'csv' | 'csv-json';
   /** Who reads: system/api-usage shows the caller's own usage, and nothing without a caller. */
   caller?: Caller;
+  /**
+   * The most characters of row text the page may carry (a model-sized MCP page): rows past it are left
+   * for the next page, whose cursor starts after the last row that fits. A single row is always served.
+   * Measured on the stored CSV lines (as escaped for the page), or on the projected values' JSON.
+   */
+  maxChars?: number;
+}
+
+/** The characters a row adds to a text page: its CSV line, else its projected values' JSON. */
+function rowChars(row: StoredRow, fields: readonly string[] | null, escaped: boolean): number {
+  if (fields === null && typeof row.csv === 'string')
+    return (escaped ? JSON.stringify(row.csv).length - 2 : row.csv.length) + 1;
+  if (fields === null) return row.json.length + 1;
+  const projected = projectRow(row, fields);
+  let chars = 0;
+  for (const field of fields) chars += JSON.stringify(projected[field] ?? '').length + 1;
+  return chars;
 }
 
 /**
@@ -91,6 +110,8 @@ export class DataReads {
   readonly #spans = new Map<string, { span: DatasetSpan | null; checkedAt: number }>();
   /** Import runs never change once recorded: kept by id. */
   readonly #runs = new Map<number, ImportRun>();
+  /** Dataset -> the most characters a full row has taken on a budgeted page (`maxChars`). */
+  readonly #widths = new Map<string, number>();
 
   constructor(deps: ReadDeps) {
     this.#deps = deps;
@@ -182,14 +203,28 @@ export class DataReads {
     if (recordDatasets.has(entry.dataset.key)) return this.#fetchRecords(entry, plan, options.caller);
     const source = await this.ensureRows(entry);
     const as = plan.fields === null ? (options.as ?? 'rows') : 'rows';
+    const budget = options.maxChars;
+    const key = entry.dataset.key;
+    // A budgeted page asks for no more rows than the widest page seen so far (chars per row) lets fit.
+    const width = budget === undefined || plan.fields !== null ? undefined : this.#widths.get(key);
+    const limit =
+      width === undefined || budget === undefined
+        ? plan.query.limit
+        : Math.max(1, Math.min(plan.query.limit, Math.floor(budget / width)));
+    const csv =
+      as === 'rows'
+        ? undefined
+        : ({ csvColumns: entry.csvColumns, csvJoin: as === 'csv' ? 'crlf' : 'json' } as const);
     if (as !== 'rows') {
       const page = await this.#deps.datasets.queryPage(
-        as === 'json'
-          ? plan.query
-          : { ...plan.query, csvColumns: entry.csvColumns, csvJoin: as === 'csv' ? 'crlf' : 'json' },
+        as === 'json' ? { ...plan.query, limit } : { ...plan.query, limit, ...csv },
       );
-      // Without stored lines for every row, the page is read again as rows and rendered from the JSON.
-      if (page.csv !== null) {
+      // Without stored lines for every row, the page is read again as rows and rendered from the JSON;
+      // a page over its budget is read again as rows to be cut at a row.
+      const text = page.csv ?? page.json;
+      if (budget !== undefined && page.count > 0)
+        this.#widths.set(key, Math.max(this.#widths.get(key) ?? 0, Math.ceil(text.length / page.count)));
+      if (page.csv !== null && (budget === undefined || text.length <= budget || page.count <= 1)) {
         const nextCursor = page.next ? this.#deps.cursors.encode(plan.fingerprint, page.next) : null;
         const provenance = await this.#provenance(entry, page.imports);
         return {
@@ -200,11 +235,31 @@ export class DataReads {
           fields: null,
           nextCursor,
           source,
+          cut: limit < plan.query.limit && page.next !== null,
           ...provenance,
         };
       }
     }
-    const { rows, next, examined } = await this.#deps.datasets.queryRows(plan.query);
+    const found = await this.#deps.datasets.queryRows(
+      budget === undefined ? plan.query : { ...plan.query, limit, ...(plan.fields === null ? csv : {}) },
+    );
+    const { rows, examined } = found;
+    let next = found.next;
+    let cut = limit < plan.query.limit && next !== null;
+    if (budget !== undefined) {
+      let chars = 0;
+      const escaped = csv?.csvJoin === 'json';
+      for (let i = 0; i < rows.length; i++) {
+        chars += rowChars(rows[i] as StoredRow, plan.fields, escaped);
+        if (chars > budget && i > 0) {
+          rows.length = i;
+          const last = rows[i - 1] as StoredRow;
+          next = { t: last.t, id: last.id };
+          cut = true;
+          break;
+        }
+      }
+    }
     const nextCursor = next ? this.#deps.cursors.encode(plan.fingerprint, next) : null;
     const provenance = await this.#provenance(entry, importIdsOf(rows.map((r) => r.importId)));
     return {
@@ -215,6 +270,7 @@ export class DataReads {
       fields: plan.fields,
       nextCursor,
       source,
+      cut,
       ...provenance,
     };
   }
@@ -254,6 +310,7 @@ export class DataReads {
       source: 'records',
       imports: [],
       asOf,
+      cut: false,
     };
   }
 

@@ -53,7 +53,8 @@ export function createMcpFace(deps: Services): McpFace {
   const instructions = [
     'Datasets sold by the read, from a prepaid token wallet (1 token = 0.1 EUR).',
     'search_datasets, describe_dataset, estimate_cost and get_account are free.',
-    `read_dataset and run_recipe burn tokens on success; each result states its cost in its last text line and in _meta["${COST_META_KEY}"].`,
+    `read_dataset and run_recipe burn tokens on success; each result states its cost in a text line and in _meta["${COST_META_KEY}"].`,
+    'A read_dataset page holds at most about 20,000 tokens of rows: ask only for the fields and dates you need, and follow next_cursor for more.',
     `A refused call (isError) burns nothing and carries a stable code in its text and in _meta["${PROBLEM_META_KEY}"].code.`,
   ].join(' ');
 

@@ -28,6 +28,12 @@ import {
   text,
 } from '../tool-kit.ts';
 
+/**
+ * The most characters of rows one page's text carries: about 20,000 model tokens at three characters a
+ * token (numbers and commas tokenize densely), under the ~25,000 at which clients cut a tool result.
+ */
+export const PAGE_TEXT_BUDGET = 60_000;
+
 /** A filter value as an agent may write it: text or a list as on REST, or a JSON number or boolean. */
 const mcpScalar = z.union([z.string().max(4096), z.number(), z.boolean()]);
 const mcpFilterValue = z.union([mcpScalar, z.array(mcpScalar).max(100)]);
@@ -42,7 +48,7 @@ export function readDatasetTool(
   return defineTool({
     name: 'read_dataset',
     title: 'Read a dataset page',
-    description: `Read one page (up to 1000 rows) of a dataset: the same read as GET /api/v1/data/{domain}/{name}. Metered: every call burns the dataset's list cost (${listCosts.join(', ')} tokens; 1 token = ${eurPerToken} EUR) less your loyalty-tier discount, whatever the page size; public-test keys burn 0 on P0 datasets (the cost is still reported). A refused call burns nothing. Rows come back as CSV text and as structured data; the cost is in the last text line and in _meta["${COST_META_KEY}"]. Check the price first with describe_dataset or estimate_cost.`,
+    description: `Read one page (up to 1000 rows, and at most about 20,000 tokens of text: a page of wide rows is cut short and next_cursor continues it) of a dataset: the same read as GET /api/v1/data/{domain}/{name}. Ask for what you need: \`fields\` with only the columns you will use and \`from\`/\`to\` for the dates you need fit more rows in a page and take fewer paid pages. Metered: every call burns the dataset's list cost (${listCosts.join(', ')} tokens; 1 token = ${eurPerToken} EUR) less your loyalty-tier discount, whatever the page size; public-test keys burn 0 on P0 datasets (the cost is still reported). A refused call burns nothing. Rows come back as CSV text and as structured data; the cost, then how to get the next page and what it costs, are in the last text lines and the cost in _meta["${COST_META_KEY}"]. Check the price first with describe_dataset or estimate_cost.`,
     metered: true,
     input: z.strictObject({
       dataset: datasetKey,
@@ -56,7 +62,9 @@ export function readDatasetTool(
         'Earliest time on the time field, inclusive: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ.',
       ),
       to: readOptionsShape.to.describe('Latest time on the time field, inclusive for a date.'),
-      fields: readOptionsShape.fields,
+      fields: readOptionsShape.fields.describe(
+        'Comma-separated field names to return (describe_dataset lists them); all fields when absent. Fewer fields fit more rows in a page.',
+      ),
       limit: readOptionsShape.limit,
       cursor: readOptionsShape.cursor.describe(
         'next_cursor of the previous page, with the other arguments unchanged. Each page is one read.',
@@ -84,6 +92,7 @@ export function readDatasetTool(
       };
       const result = await reads.read(call.caller, call.requestId, args.dataset, params, {
         as: 'csv-json',
+        maxChars: PAGE_TEXT_BUDGET,
       });
       const cost = costView(pricing, result.cost);
       call.cost = cost;
@@ -92,10 +101,14 @@ export function readDatasetTool(
       const figures = costFigures(cost, value.entry.listCost);
       const order = params.sort === 'desc' ? 'newest first' : 'oldest first';
       const sample = meta.sample ? ' (generated sample data, not real observations)' : '';
-      const next = value.nextCursor
-        ? `\nnext_cursor: ${value.nextCursor} (pass it as cursor with the same arguments for the next page; each page is one read)`
+      const cut = value.cut
+        ? ` (cut short of limit ${params.limit} to stay within about 20,000 tokens of text; ask for fewer fields for more rows a page)`
         : '';
-      const head = `${value.entry.key}: ${value.count} rows, ${order}${sample}\n`;
+      // The last text says how to go on and what it costs: a model reads to the end before it acts.
+      const next = value.nextCursor
+        ? `next_cursor: ${value.nextCursor}\nNext page: pass it as cursor with the same arguments; it is another read at ${figures.token_cost} tokens.`
+        : 'No more rows: this is the last page.';
+      const head = `${value.entry.key}: ${value.count} rows, ${order}${sample}${cut}\n`;
       let rowsJson: string;
       let pageJson: string;
       if (value.page) {
@@ -103,8 +116,8 @@ export function readDatasetTool(
         rowsJson = `[${value.page.json}]`;
         pageJson =
           value.count === 0
-            ? JSON.stringify(`${head}(no rows match)\n${next}`)
-            : csvTextJson(head, meta.fields, value.page.csv as string, next);
+            ? JSON.stringify(`${head}(no rows match)`)
+            : csvTextJson(head, meta.fields, value.page.csv as string, '');
       } else {
         // A projection needs each row's members by name; rows without stored lines are rendered here.
         const texts = value.rows.map((r) => r.json);
@@ -117,12 +130,12 @@ export function readDatasetTool(
               : csvOfRows(texts, meta.fields);
         rowsJson =
           value.fields === null || members === null ? `[${texts.join(',')}]` : jsonOf(value.fields, members);
-        pageJson = JSON.stringify(`${head}${table}${next}`);
+        pageJson = JSON.stringify(`${head}${table}`);
       }
       const rows = rawJson(call, rowsJson);
       const page = rawJson(call, pageJson);
       return {
-        content: [text(page), text(costNote(figures))],
+        content: [text(page), text(costNote(figures)), text(next)],
         structuredContent: { data: rows, meta },
         _meta: meteredMeta(figures),
       };
