@@ -15,6 +15,7 @@ import { BuiltInPlanner } from './domain/analysis/built-in-planner.ts';
 import { Authenticator } from './domain/auth.ts';
 import { Billing } from './domain/billing.ts';
 import { Collections } from './domain/collections.ts';
+import { Connections } from './domain/connections.ts';
 import { Credentials } from './domain/credentials.ts';
 import { DataExports } from './domain/export.ts';
 import { Idempotency } from './domain/idempotency.ts';
@@ -31,6 +32,7 @@ import type { Limiter } from './limits/port.ts';
 import { FallbackLimiter } from './limits/redis/fallback-limiter.ts';
 import { Metrics } from './metrics.ts';
 import { WebhookAlerts } from './notify/webhook.ts';
+import { OidcOAuthServer } from './oauth/provider.ts';
 import { StripePayments } from './payments/stripe.ts';
 import { ChatPlanner } from './planners/chat-planner.ts';
 import type { EdgeServices, ProcessLog } from './services.ts';
@@ -63,6 +65,8 @@ export interface DepsOptions {
   log?: ProcessLog;
   /** Where `external_datasets[].url_env` names are looked up: process.env when absent. */
   environ?: NodeJS.ProcessEnv;
+  /** How the OAuth server fetches client ID metadata documents (tests); the library's guarded fetch when absent. */
+  oauthFetch?: typeof globalThis.fetch;
 }
 
 const levels = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
@@ -309,7 +313,27 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const secret = loadSecret(env);
   const sessions = new Sessions(store, derive(secret, 'session-jwt'), now);
   const endsAt = config.pricing.free_public_test.ends_at;
-  const auth = new Authenticator(store, sessions, now, () => (endsAt === null ? null : Date.parse(endsAt)));
+  // MCP sign-in needs the public origin: the issuer and the resource are URLs clients check.
+  const oauth = env.BASE_URL
+    ? new OidcOAuthServer({
+        baseUrl: env.BASE_URL,
+        mcpPath: '/mcp/jsonrpc',
+        secret,
+        store,
+        getKey: (id) => store.getKey(id),
+        now,
+        proxy: env.TRUST_PROXY !== undefined,
+        ...(options.oauthFetch && { fetch: options.oauthFetch }),
+      })
+    : null;
+  const auth = new Authenticator(
+    store,
+    sessions,
+    now,
+    () => (endsAt === null ? null : Date.parse(endsAt)),
+    oauth,
+  );
+  const connections = new Connections(store, oauth, now);
   const credentials = new Credentials({
     store,
     limiter,
@@ -414,6 +438,8 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     billing,
     idempotency,
     collections,
+    connections,
+    oauth,
     charges,
     now,
     metrics,

@@ -25,6 +25,7 @@ export const errorCatalogue = {
   key_expired: { status: 401, rpc: jsonRpc.serverError, title: 'Key expired' },
   key_revoked: { status: 401, rpc: jsonRpc.serverError, title: 'Key revoked' },
   invalid_session: { status: 401, rpc: jsonRpc.serverError, title: 'Invalid or expired session' },
+  invalid_token: { status: 401, rpc: jsonRpc.serverError, title: 'Invalid access token' },
   invalid_login: { status: 401, rpc: jsonRpc.serverError, title: 'Wrong email or password' },
   invalid_admin_token: { status: 401, rpc: jsonRpc.serverError, title: 'Invalid admin token' },
   invalid_metrics_token: { status: 401, rpc: jsonRpc.serverError, title: 'Invalid metrics token' },

@@ -10,6 +10,7 @@ import type { Analyses } from './domain/analysis/analyses.ts';
 import type { Authenticator } from './domain/auth.ts';
 import type { Billing } from './domain/billing.ts';
 import type { Collections } from './domain/collections.ts';
+import type { Connections, OAuthServer } from './domain/connections.ts';
 import type { Credentials } from './domain/credentials.ts';
 import type { DataExports } from './domain/export.ts';
 import type { Idempotency } from './domain/idempotency.ts';
@@ -51,6 +52,10 @@ export interface Services {
   billing: Billing;
   /** Collectors: runs of each public source, and their state (admin API, `tmd collect`). */
   collections: Collections;
+  /** OAuth connections of hosted agents to accounts (MCP sign-in), approved in the Terminal. */
+  connections: Connections;
+  /** The OAuth authorization server, when BASE_URL names the public origin; null otherwise. */
+  oauth: OAuthServer | null;
   /** The charges in flight, which a node that has to stop now closes (edge/shutdown.ts). */
   charges: Charges;
   now: () => number;

@@ -452,6 +452,20 @@ function withArgumentsChecked(body: unknown): { body: unknown; refusal?: AppErro
   };
 }
 
+/**
+ * A 401 of the MCP endpoint names where its OAuth metadata is (RFC 9728, MCP authorization), so a
+ * hosted client can sign in; `error="invalid_token"` when a credential was sent and refused.
+ */
+function withOAuthChallenge(refused: AppError, deps: Services): AppError {
+  if (!deps.oauth) return refused;
+  const error = refused.code === 'missing_credentials' ? '' : ', error="invalid_token"';
+  const challenge = `Bearer realm="token-metered-data", resource_metadata="${deps.oauth.resourceMetadataUrl}", scope="mcp"${error}`;
+  return new AppError(refused.code, refused.message, refused.extras, {
+    ...refused.headers,
+    'www-authenticate': challenge,
+  });
+}
+
 export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
   const face = createMcpFace(deps);
   const modern = createMcpHandler((ctx) => face.serverFor(callFrom(ctx.authInfo)), {
@@ -604,7 +618,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
           );
         }
       }
-      return sendProblem(reply, refused);
+      return sendProblem(reply, refused.status === 401 ? withOAuthChallenge(refused, deps) : refused);
     });
 
     scope.post(MCP_PATH, { config: { auth: 'required', channel: 'mcp' } }, async (request, reply) => {

@@ -3,6 +3,7 @@
  * as bigint (node:sqlite) or decimal strings (pg); both are parsed exactly, never through a float.
  */
 import { importIdsOf } from './import-port.ts';
+import type { OAuthConnection, OAuthRecord } from './oauth-port.ts';
 import type {
   AccountRecord,
   CsvJoin,
@@ -167,4 +168,24 @@ export async function pageOfRows(
   }
   page.csv = joinCsvLines(lines, query.csvJoin ?? 'crlf');
   return page;
+}
+
+export function oauthRecordFrom(r: DbRow): OAuthRecord {
+  return {
+    id: str(r.id),
+    payload: str(r.payload),
+    expiresAt: optNum(r.expires_at),
+    consumedAt: optNum(r.consumed_at),
+  };
+}
+
+export function oauthConnectionFrom(r: DbRow): OAuthConnection {
+  return {
+    keyId: str(r.key_id),
+    accountId: str(r.account_id),
+    clientId: str(r.client_id),
+    clientName: str(r.client_name),
+    redirectHost: str(r.redirect_host),
+    createdAt: num(r.created_at),
+  };
 }

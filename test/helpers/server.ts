@@ -6,6 +6,8 @@
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
@@ -68,6 +70,10 @@ export async function startServer(
     wrapStore?: (store: Store) => Store;
     /** Listen on a loopback port and send request() over it with fetch, for tests where the socket matters. */
     listen?: boolean;
+    /** The port to listen on (with `listen`): a free one when absent. */
+    port?: number;
+    /** How the OAuth server fetches client ID metadata documents. */
+    oauthFetch?: typeof globalThis.fetch;
   } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'tmd-test-'));
@@ -85,7 +91,13 @@ export async function startServer(
     ...options.env,
   });
   const store = options.wrapStore ? options.wrapStore(new SqliteStore(env.DATABASE_URL)) : undefined;
-  const deps = await buildDeps({ env, config, now: clock.now, ...(store ? { store } : {}) });
+  const deps = await buildDeps({
+    env,
+    config,
+    now: clock.now,
+    ...(store ? { store } : {}),
+    ...(options.oauthFetch ? { oauthFetch: options.oauthFetch } : {}),
+  });
   const app = await buildApp(deps, { logger: false });
   if (!options.listen) {
     await app.ready();
@@ -108,7 +120,7 @@ export async function startServer(
       },
     };
   }
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const address = app.server.address();
   assert.ok(address && typeof address === 'object');
   const url = `http://127.0.0.1:${address.port}`;
@@ -275,4 +287,13 @@ export async function walletAccount(server: TestServer, tokens: number, password
     key: created.json.key as string,
     keyId: created.json.id as string,
   };
+}
+
+/** A loopback port nothing listens on now: for a server whose BASE_URL must name its own port. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }

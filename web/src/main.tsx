@@ -5,6 +5,7 @@ import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { api, configureClient } from './api.ts';
 import { AnalyzePage } from './pages/analyze.tsx';
+import { ConnectPage } from './pages/connect.tsx';
 import { DatasetPage } from './pages/dataset.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
 import { KeysPage } from './pages/keys.tsx';
@@ -92,6 +93,8 @@ function Page({ path, search }: { path: string; search: string }) {
   if (path === '/keys') return <KeysPage />;
   if (path === '/packages') return <PackagesPage />;
   if (path === '/analyze') return <AnalyzePage />;
+  const connect = match('/connect/:uid', path);
+  if (connect) return <ConnectPage uid={connect.uid as string} />;
   return (
     <>
       <h1>Not found</h1>

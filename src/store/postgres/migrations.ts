@@ -670,4 +670,34 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
     name: 'low-balance threshold',
     sql: `ALTER TABLE accounts ADD COLUMN low_balance_micros bigint CHECK (low_balance_micros >= 0);`,
   },
+  {
+    version: 15,
+    name: 'oauth',
+    // The OAuth server's records (the library's models as JSON) and the connections accounts approved.
+    sql: `
+      CREATE TABLE oauth_records (
+        model TEXT NOT NULL,
+        id TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        grant_id TEXT,
+        uid TEXT,
+        user_code TEXT,
+        expires_at bigint,
+        consumed_at bigint,
+        PRIMARY KEY (model, id)
+      );
+      CREATE INDEX oauth_records_grant ON oauth_records (grant_id) WHERE grant_id IS NOT NULL;
+      CREATE INDEX oauth_records_uid ON oauth_records (model, uid) WHERE uid IS NOT NULL;
+      CREATE INDEX oauth_records_expires ON oauth_records (expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE oauth_connections (
+        key_id TEXT PRIMARY KEY REFERENCES api_keys(id),
+        account_id TEXT NOT NULL,
+        client_id TEXT NOT NULL,
+        client_name TEXT NOT NULL,
+        redirect_host TEXT NOT NULL,
+        created_at bigint NOT NULL
+      );
+      CREATE INDEX oauth_connections_account ON oauth_connections (account_id, created_at);
+    `,
+  },
 ];

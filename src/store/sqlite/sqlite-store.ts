@@ -38,6 +38,7 @@ import {
   type NewImportRun,
 } from '../import-port.ts';
 import { importRunFrom } from '../import-rows.ts';
+import type { NewOAuthRecord, OAuthConnection, OAuthRecord } from '../oauth-port.ts';
 import type {
   AnalysisRecord,
   AnalysisRunOutcome,
@@ -80,6 +81,8 @@ import {
   keyColumns,
   keyFrom,
   num,
+  oauthConnectionFrom,
+  oauthRecordFrom,
   optNum,
   optStr,
   pageOfRows,
@@ -1429,6 +1432,94 @@ export class SqliteStore implements Store {
         ? ({ state: 'done', response: JSON.parse(str(held.response)) as StoredResponse } as const)
         : ({ state: 'pending' } as const);
     });
+  }
+
+  async upsertOAuthRecord(model: string, id: string, r: NewOAuthRecord): Promise<void> {
+    this.#run(
+      `INSERT INTO oauth_records (model, id, payload, grant_id, uid, user_code, expires_at, consumed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, NULL)
+       ON CONFLICT (model, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id,
+         uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at`,
+      model,
+      id,
+      r.payload,
+      r.grantId,
+      r.uid,
+      r.userCode,
+      r.expiresAt,
+    );
+  }
+
+  async findOAuthRecord(model: string, id: string, now: number): Promise<OAuthRecord | null> {
+    const row = this.#get(
+      'SELECT * FROM oauth_records WHERE model = ? AND id = ? AND (expires_at IS NULL OR expires_at > ?)',
+      model,
+      id,
+      now,
+    );
+    return row ? oauthRecordFrom(row) : null;
+  }
+
+  async findOAuthRecordBy(
+    model: string,
+    by: 'uid' | 'user_code',
+    value: string,
+    now: number,
+  ): Promise<OAuthRecord | null> {
+    const row = this.#get(
+      `SELECT * FROM oauth_records WHERE model = ? AND ${by === 'uid' ? 'uid' : 'user_code'} = ?
+         AND (expires_at IS NULL OR expires_at > ?) LIMIT 1`,
+      model,
+      value,
+      now,
+    );
+    return row ? oauthRecordFrom(row) : null;
+  }
+
+  async consumeOAuthRecord(model: string, id: string, at: number): Promise<boolean> {
+    const { changes } = this.#run(
+      'UPDATE oauth_records SET consumed_at = ? WHERE model = ? AND id = ? AND consumed_at IS NULL',
+      at,
+      model,
+      id,
+    );
+    return Number(changes) === 1;
+  }
+
+  async destroyOAuthRecord(model: string, id: string): Promise<void> {
+    this.#run('DELETE FROM oauth_records WHERE model = ? AND id = ?', model, id);
+  }
+
+  async revokeOAuthGrant(grantId: string): Promise<void> {
+    this.#run('DELETE FROM oauth_records WHERE grant_id = ?', grantId);
+  }
+
+  async pruneOAuthRecords(before: number, limit: number): Promise<number> {
+    const { changes } = this.#run(
+      'DELETE FROM oauth_records WHERE rowid IN (SELECT rowid FROM oauth_records WHERE expires_at < ? LIMIT ?)',
+      before,
+      limit,
+    );
+    return Number(changes);
+  }
+
+  async insertOAuthConnection(c: OAuthConnection): Promise<void> {
+    this.#run(
+      'INSERT INTO oauth_connections (key_id, account_id, client_id, client_name, redirect_host, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      c.keyId,
+      c.accountId,
+      c.clientId,
+      c.clientName,
+      c.redirectHost,
+      c.createdAt,
+    );
+  }
+
+  async listOAuthConnections(accountId: string): Promise<OAuthConnection[]> {
+    return this.#all(
+      'SELECT * FROM oauth_connections WHERE account_id = ? ORDER BY created_at DESC',
+      accountId,
+    ).map(oauthConnectionFrom);
   }
 
   async completeIdempotencyKey(scope: string, key: string, response: StoredResponse): Promise<void> {

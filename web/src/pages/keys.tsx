@@ -5,6 +5,15 @@ import { ProblemBox } from '../components/problem-box.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
 import type { Key } from '../types.ts';
 
+/** An agent's OAuth connection: it reads as its own key, with the caps chosen when it was approved. */
+interface Connection {
+  client_id: string;
+  client_name: string;
+  redirect_host: string;
+  connected_at: string;
+  key: Key & { spending_caps: { daily: string | null; monthly: string | null } };
+}
+
 /** How many of the newest usage events are searched for each key's last read. */
 const USAGE_WINDOW = 500;
 
@@ -38,10 +47,14 @@ export function KeysPage() {
   const [mcpUrl, setMcpUrl] = useState<string | null>(null);
 
   const [lastUsed, setLastUsed] = useState<Map<string, string>>(new Map());
+  const [connections, setConnections] = useState<Connection[]>([]);
 
   const load = () => {
     api<{ data: Key[] }>('/api/v1/keys')
       .then((a) => setKeys(a.body.data))
+      .catch(setError);
+    api<{ data: Connection[] }>('/api/v1/connections')
+      .then((a) => setConnections(a.body.data))
       .catch(setError);
     // When each key last read: the newest of the account's recent usage events that names it.
     api<{ data: { key_id: string | null; at: string }[] }>(`/api/v1/me/usage?limit=${USAGE_WINDOW}`)
@@ -93,6 +106,27 @@ export function KeysPage() {
       setError(e);
     }
   };
+
+  const connectionKeys = new Set(connections.map((c) => c.key.id));
+  const ownKeys = keys?.filter((k) => !connectionKeys.has(k.id));
+  const revokeControl = (k: Key, label: string) =>
+    k.status === 'active' &&
+    (confirming?.id === k.id ? (
+      <span>
+        Revoke for good?{' '}
+        <button type="button" class="danger" onClick={() => revoke(k)}>
+          Yes, revoke
+        </button>{' '}
+        <button type="button" class="secondary" onClick={() => setConfirming(null)}>
+          Cancel
+        </button>
+      </span>
+    ) : (
+      <button type="button" class="secondary" aria-label={`Revoke ${label}`} onClick={() => setConfirming(k)}>
+        Revoke
+      </button>
+    ));
+  const cap = (tokens: string | null) => (tokens === null ? 'none' : `${tokens} tokens`);
 
   const base = location.origin;
   const mcp = mcpUrl ?? `${base}/mcp/jsonrpc`;
@@ -162,7 +196,7 @@ export function KeysPage() {
             </tr>
           </thead>
           <tbody>
-            {keys?.map((k) => (
+            {ownKeys?.map((k) => (
               <tr key={k.id}>
                 <td>{k.name ?? <span class="muted">unnamed</span>}</td>
                 <td>{k.kind}</td>
@@ -179,34 +213,63 @@ export function KeysPage() {
                 </td>
                 <td>{when(k.expires_at)}</td>
                 <td>{k.status}</td>
-                <td>
-                  {k.status === 'active' &&
-                    (confirming?.id === k.id ? (
-                      <span>
-                        Revoke for good?{' '}
-                        <button type="button" class="danger" onClick={() => revoke(k)}>
-                          Yes, revoke
-                        </button>{' '}
-                        <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-                          Cancel
-                        </button>
-                      </span>
-                    ) : (
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`Revoke ${k.name ?? k.prefix}`}
-                        onClick={() => setConfirming(k)}
-                      >
-                        Revoke
-                      </button>
-                    ))}
-                </td>
+                <td>{revokeControl(k, k.name ?? k.prefix)}</td>
               </tr>
             ))}
           </tbody>
         </table>
       </ScrollRegion>
+
+      <h2>Agent connections</h2>
+      <p>
+        Hosted agents (Claude, ChatGPT, Cursor) connect to the MCP URL below by signing in: you approve each
+        one here in the Terminal, with its own spending caps. A connection reads at the API price, like a key.
+      </p>
+      {connections.length === 0 ? (
+        <p class="muted" data-testid="no-connections">
+          No agent has connected yet.
+        </p>
+      ) : (
+        <ScrollRegion label="Agent connections (scrollable)">
+          <table>
+            <caption class="visually-hidden">Agent connections</caption>
+            <thead>
+              <tr>
+                <th scope="col">Client</th>
+                <th scope="col">Returns to</th>
+                <th scope="col">Connected</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Caps (day / month)</th>
+                <th scope="col">Status</th>
+                <th scope="col">Action</th>
+              </tr>
+            </thead>
+            <tbody>
+              {connections.map((c) => (
+                <tr key={c.key.id} data-testid="connection">
+                  <td>{c.client_name}</td>
+                  <td>
+                    <code>{c.redirect_host}</code>
+                  </td>
+                  <td>{when(c.connected_at)}</td>
+                  <td>
+                    {lastUsed.has(c.key.id) ? (
+                      when(lastUsed.get(c.key.id) ?? null)
+                    ) : (
+                      <span class="muted">not recently</span>
+                    )}
+                  </td>
+                  <td>
+                    {cap(c.key.spending_caps.daily)} / {cap(c.key.spending_caps.monthly)}
+                  </td>
+                  <td>{c.key.status}</td>
+                  <td>{revokeControl(c.key, c.client_name)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      )}
 
       <h2>Connect</h2>
       <p>
