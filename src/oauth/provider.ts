@@ -186,6 +186,7 @@ export class OidcOAuthServer implements OAuthServer {
         jwks: '/oauth/jwks',
         userinfo: '/oauth/userinfo',
         end_session: '/oauth/logout',
+        pushed_authorization_request: '/oauth/par',
       },
       ...(options.fetch && { fetch: options.fetch }),
     };
@@ -207,7 +208,7 @@ export class OidcOAuthServer implements OAuthServer {
       scopes_supported: [MCP_SCOPE],
       bearer_methods_supported: ['header'],
       resource_name: 'Token-metered data (MCP)',
-      resource_documentation: `${this.issuer}/docs/agents`,
+      resource_documentation: `${this.issuer}/manual/agents`,
     };
   }
 
