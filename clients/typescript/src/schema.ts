@@ -3483,12 +3483,28 @@ export interface operations {
                         tier: {
                             level: number;
                             name: string;
+                            medal: string;
+                            /** @description Tokens burned in a UTC month that reach this tier. */
+                            min_tokens: number;
+                            /** @description Requests per minute at this tier. */
+                            rate_limit: number;
+                            rate_limit_multiplier: number;
                             discount_pct: number;
+                            benefits: string[];
                         } & {
                             [key: string]: unknown;
                         };
                         next_tier: ({
                             level: number;
+                            name: string;
+                            medal: string;
+                            /** @description Tokens burned in a UTC month that reach this tier. */
+                            min_tokens: number;
+                            /** @description Requests per minute at this tier. */
+                            rate_limit: number;
+                            rate_limit_multiplier: number;
+                            discount_pct: number;
+                            benefits: string[];
                             /** @description An exact token amount as a decimal string. */
                             tokens_needed: string;
                         } & {
@@ -3644,12 +3660,28 @@ export interface operations {
                         tier: {
                             level: number;
                             name: string;
+                            medal: string;
+                            /** @description Tokens burned in a UTC month that reach this tier. */
+                            min_tokens: number;
+                            /** @description Requests per minute at this tier. */
+                            rate_limit: number;
+                            rate_limit_multiplier: number;
                             discount_pct: number;
+                            benefits: string[];
                         } & {
                             [key: string]: unknown;
                         };
                         next_tier: ({
                             level: number;
+                            name: string;
+                            medal: string;
+                            /** @description Tokens burned in a UTC month that reach this tier. */
+                            min_tokens: number;
+                            /** @description Requests per minute at this tier. */
+                            rate_limit: number;
+                            rate_limit_multiplier: number;
+                            discount_pct: number;
+                            benefits: string[];
                             /** @description An exact token amount as a decimal string. */
                             tokens_needed: string;
                         } & {
