@@ -96,6 +96,14 @@ module.exports = {
       to: { path: ['^src/domain/', '^src/views/', '^src/edge/', ...faces] },
     },
     {
+      name: 'no-generated-clients',
+      severity: 'error',
+      comment:
+        'The service is what the clients are generated from (clients/, npm run clients): never the reverse.',
+      from: { path: ['^src/', '^bin/'] },
+      to: { path: '^clients/' },
+    },
+    {
       name: 'catalog-is-not-storage',
       severity: 'error',
       comment: 'The catalog describes datasets; the store keeps rows.',

@@ -72,9 +72,24 @@ const entityFilters: Json = {
   schema: { type: 'object', additionalProperties: { type: 'string', maxLength: 4096 } },
 };
 
+/**
+ * Operations that take an Idempotency-Key header (true: required): a retry with the same key gets the
+ * first answer and is applied or charged once. Generated clients send one key across their retries.
+ */
+const idempotentOperations: Record<string, boolean> = { readDataset: false, adminCreditTokens: true };
+
+const idempotencyKey = (required: boolean): Json => ({
+  name: 'Idempotency-Key',
+  in: 'header',
+  required,
+  description:
+    'A key for this request (1 to 255 visible ASCII characters; a UUID will do): a retry with the same key, from the same credential within 24 hours, gets the first answer and is applied or charged once.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+});
+
 /** Headers of an operation's success (2xx) beyond the common ones. */
 const okHeaders: Record<string, (keyof typeof documentedHeaders)[]> = {
-  readDataset: ['X-Next-Cursor', 'X-Data-Sample'],
+  readDataset: ['X-Next-Cursor', 'X-Data-Sample', 'Idempotent-Replayed'],
   exportDataset: ['X-Export-Rows', 'X-Data-Sample', 'Content-Disposition'],
   adminCreditTokens: ['Idempotent-Replayed'],
   login: ['Set-Cookie'],
@@ -109,6 +124,13 @@ export const transformObject =
         }
         if (operation.operationId === 'readDataset') {
           (operation.parameters as Json[] | undefined)?.push(entityFilters);
+        }
+        const keyRequired = idempotentOperations[String(operation.operationId)];
+        if (keyRequired !== undefined) {
+          operation.parameters = [
+            ...((operation.parameters as Json[] | undefined) ?? []),
+            idempotencyKey(keyRequired),
+          ];
         }
       }
     }

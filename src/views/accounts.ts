@@ -10,6 +10,18 @@ import { entitlementsOf } from '../domain/packages.ts';
 import { iso, tokens } from './common.ts';
 import { keyOut, presentKey } from './keys.ts';
 
+/** A loyalty tier as the pricing configures it (config/service.json `pricing.loyalty_tiers`). */
+const tierOut = z.looseObject({
+  level: z.int(),
+  name: z.string(),
+  medal: z.string(),
+  min_tokens: z.int().describe('Tokens burned in a UTC month that reach this tier.'),
+  rate_limit: z.int().describe('Requests per minute at this tier.'),
+  rate_limit_multiplier: z.number(),
+  discount_pct: z.number(),
+  benefits: z.array(z.string()),
+});
+
 export const accountOut = z.object({
   credential: z.object({
     kind: z.enum(Object.keys(credentialKinds) as [CredentialKind, ...CredentialKind[]]),
@@ -40,8 +52,8 @@ export const accountOut = z.object({
     .nullable(),
   wallet: z.object({ id: z.string(), balance: tokens }),
   burned_this_month: tokens,
-  tier: z.looseObject({ level: z.int(), name: z.string(), discount_pct: z.number() }),
-  next_tier: z.looseObject({ level: z.int(), tokens_needed: tokens }).nullable(),
+  tier: tierOut,
+  next_tier: tierOut.extend({ tokens_needed: tokens }).nullable(),
   limits: z.object({
     per_minute: z.int(),
     per_day: z.int().nullable(),

@@ -4,19 +4,27 @@
  * is the HttpOnly cookie the server sets: nothing secret is kept in the page or in storage.
  */
 
-export interface Problem {
-  type?: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  request_id?: string;
-  retry_after?: number;
-  required_tokens?: string;
-  balance?: string;
-  reset_at?: string;
-  [extra: string]: unknown;
-}
+import type { components } from '../../clients/typescript/src/schema.ts';
+
+type ServiceProblem = components['schemas']['Problem'];
+
+/** A problem+json answer, as the OpenAPI document describes it; `unknown` is the Terminal's own code. */
+export type Problem = Pick<
+  ServiceProblem,
+  | 'title'
+  | 'status'
+  | 'detail'
+  | 'retry_after'
+  | 'required_tokens'
+  | 'balance'
+  | 'reset_at'
+  | 'suggestions'
+  | 'errors'
+> &
+  Partial<Pick<ServiceProblem, 'type' | 'request_id'>> & {
+    code: ServiceProblem['code'] | 'unknown';
+    [extra: string]: unknown;
+  };
 
 export class ApiError extends Error {
   readonly problem: Problem;
@@ -33,7 +41,7 @@ export class ApiError extends Error {
     return this.problem.status;
   }
 
-  get code(): string {
+  get code(): Problem['code'] {
     return this.problem.code;
   }
 }
