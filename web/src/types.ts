@@ -20,19 +20,15 @@ export type Tier = Me['tier'];
 export type CatalogEntry = Item<'listCatalog'>;
 export type Dataset = Ok<'describeDataset'>;
 export type Field = Dataset['fields'][number];
-/**
- * A price as GET /api/v1/me/prices lists it, but without `data_source: 'external'`, which the explorer's
- * source badge does not label yet (web/src/pages/explorer.tsx): add it there, then use the type as it is.
- */
-export type Price = Omit<Item<'getMyPrices'>, 'data_source'> & {
-  data_source: Exclude<Item<'getMyPrices'>['data_source'], 'external'>;
-};
+export type Price = Item<'getMyPrices'>;
 export type Estimate = Ok<'estimateCost'>;
 
 export type ReadPage = Exclude<Ok<'readDataset'>, string>;
 export type Row = ReadPage['data'][number];
 
 export type Key = Item<'listKeys'>;
+export type Connection = Item<'listConnections'>;
+export type PendingConnection = Ok<'getPendingConnection'>;
 export type LedgerEntry = Item<'getMyLedger'>;
 export type UsageSummary = Ok<'getMyUsageSummary'>;
 

@@ -815,6 +815,131 @@ class Client(Transport):
             )
         )
 
+    def get_pending_connection(
+        self,
+        uid: str,
+    ) -> Any:
+        """A pending MCP sign-in: the client asking, where it returns to
+
+        GET /api/v1/connect/{uid} (operationId getPendingConnection)
+
+        Args:
+            uid: the path parameter uid
+
+        Returns:
+            The answer: JSON as dicts and lists, any other media type as text, None when empty.
+
+        Raises:
+            ProblemError: on an error answer; the codes it documents:
+                400: invalid_request
+                401: missing_credentials, invalid_key, key_expired, key_revoked, invalid_session
+                403: forbidden
+                404: not_found
+                429: rate_limited, daily_limit, concurrency_limit, ip_fence
+                503: service_unavailable
+        """
+        return self._body(
+            self.request(
+                "GET",
+                self._path("/api/v1/connect/{uid}", uid=uid),
+            )
+        )
+
+    def approve_connection(
+        self,
+        uid: str,
+        body: dict[str, Any],
+    ) -> Any:
+        """Approve a pending MCP sign-in with its spending caps
+
+        Creates the connection: the client reads as a key of this account (API prices, the account
+        tier, package and limits) within the caps given here. Revoke it on the Keys page (DELETE
+        /api/v1/keys/{id}).
+
+        POST /api/v1/connect/{uid}/approve (operationId approveConnection)
+
+        Args:
+            uid: the path parameter uid
+            body: A JSON object. daily_tokens (Any): Tokens per UTC day, or null (or absent) for no
+                cap.; monthly_tokens (Any): Tokens per UTC month, or null (or absent) for no cap.
+
+        Returns:
+            The answer: JSON as dicts and lists, any other media type as text, None when empty.
+
+        Raises:
+            ProblemError: on an error answer; the codes it documents:
+                400: invalid_request, malformed_json
+                401: missing_credentials, invalid_key, key_expired, key_revoked, invalid_session
+                403: forbidden
+                404: not_found
+                413: payload_too_large
+                415: unsupported_media_type
+                429: rate_limited, daily_limit, concurrency_limit, ip_fence
+                503: service_unavailable
+        """
+        return self._body(
+            self.request(
+                "POST",
+                self._path("/api/v1/connect/{uid}/approve", uid=uid),
+                body=body,
+            )
+        )
+
+    def deny_connection(
+        self,
+        uid: str,
+    ) -> Any:
+        """Decline a pending MCP sign-in; the client is told access_denied
+
+        POST /api/v1/connect/{uid}/deny (operationId denyConnection)
+
+        Args:
+            uid: the path parameter uid
+
+        Returns:
+            The answer: JSON as dicts and lists, any other media type as text, None when empty.
+
+        Raises:
+            ProblemError: on an error answer; the codes it documents:
+                400: invalid_request, malformed_json
+                401: missing_credentials, invalid_key, key_expired, key_revoked, invalid_session
+                403: forbidden
+                404: not_found
+                413: payload_too_large
+                415: unsupported_media_type
+                429: rate_limited, daily_limit, concurrency_limit, ip_fence
+                503: service_unavailable
+        """
+        return self._body(
+            self.request(
+                "POST",
+                self._path("/api/v1/connect/{uid}/deny", uid=uid),
+            )
+        )
+
+    def list_connections(self) -> Any:
+        """The account's MCP connections (OAuth clients), newest first
+
+        GET /api/v1/connections (operationId listConnections)
+
+        Returns:
+            The answer: JSON as dicts and lists, any other media type as text, None when empty.
+
+        Raises:
+            ProblemError: on an error answer; the codes it documents:
+                400: invalid_request
+                401: missing_credentials, invalid_key, key_expired, key_revoked, invalid_session
+                403: forbidden
+                429: rate_limited, daily_limit, concurrency_limit, ip_fence
+                503: service_unavailable
+        """
+        return self._body(
+            self.request(
+                "GET",
+                "/api/v1/connections",
+            )
+        )
+
     def export_dataset(
         self,
         domain: str,

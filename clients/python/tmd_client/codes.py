@@ -13,6 +13,7 @@ class Code:
     KEY_EXPIRED = "key_expired"
     KEY_REVOKED = "key_revoked"
     INVALID_SESSION = "invalid_session"
+    INVALID_TOKEN = "invalid_token"
     INVALID_LOGIN = "invalid_login"
     INVALID_ADMIN_TOKEN = "invalid_admin_token"
     INVALID_METRICS_TOKEN = "invalid_metrics_token"

@@ -346,6 +346,77 @@ export interface paths {
         patch: operations["setKeySpendingCaps"];
         trace?: never;
     };
+    "/api/v1/connect/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A pending MCP sign-in: the client asking, where it returns to */
+        get: operations["getPendingConnection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connect/{uid}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending MCP sign-in with its spending caps
+         * @description Creates the connection: the client reads as a key of this account (API prices, the account tier, package and limits) within the caps given here. Revoke it on the Keys page (DELETE /api/v1/keys/{id}).
+         */
+        post: operations["approveConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connect/{uid}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a pending MCP sign-in; the client is told access_denied */
+        post: operations["denyConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's MCP connections (OAuth clients), newest first */
+        get: operations["listConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/export/{domain}/{name}": {
         parameters: {
             query?: never;
@@ -948,7 +1019,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "invalid_request" | "invalid_cursor" | "invalid_signature" | "malformed_json" | "missing_credentials" | "invalid_key" | "key_expired" | "key_revoked" | "invalid_session" | "invalid_login" | "invalid_admin_token" | "invalid_metrics_token" | "not_entitled" | "insufficient_tokens" | "spending_cap_reached" | "forbidden" | "public_test_window_closed" | "analysis_not_entitled" | "not_found" | "dataset_not_found" | "recipe_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "payload_too_large" | "idempotency_key_reused" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "daily_limit" | "concurrency_limit" | "ip_fence" | "issuance_limited" | "login_throttled" | "fair_use_limit" | "internal_error" | "not_live" | "service_unavailable" | "dataset_unavailable";
+            code: "invalid_request" | "invalid_cursor" | "invalid_signature" | "malformed_json" | "missing_credentials" | "invalid_key" | "key_expired" | "key_revoked" | "invalid_session" | "invalid_token" | "invalid_login" | "invalid_admin_token" | "invalid_metrics_token" | "not_entitled" | "insufficient_tokens" | "spending_cap_reached" | "forbidden" | "public_test_window_closed" | "analysis_not_entitled" | "not_found" | "dataset_not_found" | "recipe_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "payload_too_large" | "idempotency_key_reused" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "daily_limit" | "concurrency_limit" | "ip_fence" | "issuance_limited" | "login_throttled" | "fair_use_limit" | "internal_error" | "not_live" | "service_unavailable" | "dataset_unavailable";
             request_id: string;
             /** @description 429: seconds until a retry can succeed, as in Retry-After. */
             retry_after?: number;
@@ -4636,6 +4707,694 @@ export interface operations {
             };
             /** @description Problem details. Codes: unsupported_media_type. */
             415: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: rate_limited, daily_limit, concurrency_limit, ip_fence. */
+            429: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPendingConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        client_id: string;
+                        client_name: string;
+                        redirect_uri: string;
+                        /** @description Where the client is sent back: check it is the client you meant. */
+                        redirect_host: string;
+                        scopes: string[];
+                        resource: string;
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Problem details. Codes: invalid_request. */
+            400: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: missing_credentials, invalid_key, key_expired, key_revoked, invalid_session. */
+            401: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Bearer challenge on 401. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Sent when the refused credential was a `tmd_session` cookie: clears it (`Max-Age=0`). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: forbidden. */
+            403: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: not_found. */
+            404: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: rate_limited, daily_limit, concurrency_limit, ip_fence. */
+            429: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    approveConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Tokens per UTC day, or null (or absent) for no cap. */
+                    daily_tokens?: (number | string) | null;
+                    /** @description Tokens per UTC month, or null (or absent) for no cap. */
+                    monthly_tokens?: (number | string) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Where the browser goes next: the OAuth server, then the client. */
+                        redirect_to: string;
+                        connection: {
+                            client_id: string;
+                            client_name: string;
+                            redirect_host: string;
+                            connected_at: string;
+                            /** @description The key the connection reads as: its caps, status, and the id to revoke it by. */
+                            key: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "sandbox" | "public_test" | "live";
+                                /** @description The first characters of the key, to tell keys apart. */
+                                prefix: string;
+                                name: string | null;
+                                created_at: string;
+                                expires_at: string | null;
+                                revoked_at: string | null;
+                                /** @enum {string} */
+                                status: "active" | "expired" | "revoked";
+                                /** @description Tokens this key may burn per UTC day and month; null for no cap. */
+                                spending_caps: {
+                                    daily: string | null;
+                                    monthly: string | null;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Problem details. Codes: invalid_request, malformed_json. */
+            400: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: missing_credentials, invalid_key, key_expired, key_revoked, invalid_session. */
+            401: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Bearer challenge on 401. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Sent when the refused credential was a `tmd_session` cookie: clears it (`Max-Age=0`). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: forbidden. */
+            403: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: not_found. */
+            404: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: payload_too_large. */
+            413: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: unsupported_media_type. */
+            415: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: rate_limited, daily_limit, concurrency_limit, ip_fence. */
+            429: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    denyConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Where the browser goes next: the OAuth server, then the client. */
+                        redirect_to: string;
+                    };
+                };
+            };
+            /** @description Problem details. Codes: invalid_request, malformed_json. */
+            400: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: missing_credentials, invalid_key, key_expired, key_revoked, invalid_session. */
+            401: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Bearer challenge on 401. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Sent when the refused credential was a `tmd_session` cookie: clears it (`Max-Age=0`). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: forbidden. */
+            403: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: not_found. */
+            404: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: payload_too_large. */
+            413: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: unsupported_media_type. */
+            415: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: rate_limited, daily_limit, concurrency_limit, ip_fence. */
+            429: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            client_id: string;
+                            client_name: string;
+                            redirect_host: string;
+                            connected_at: string;
+                            /** @description The key the connection reads as: its caps, status, and the id to revoke it by. */
+                            key: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "sandbox" | "public_test" | "live";
+                                /** @description The first characters of the key, to tell keys apart. */
+                                prefix: string;
+                                name: string | null;
+                                created_at: string;
+                                expires_at: string | null;
+                                revoked_at: string | null;
+                                /** @enum {string} */
+                                status: "active" | "expired" | "revoked";
+                                /** @description Tokens this key may burn per UTC day and month; null for no cap. */
+                                spending_caps: {
+                                    daily: string | null;
+                                    monthly: string | null;
+                                };
+                            };
+                        }[];
+                        meta: {
+                            count: number;
+                            enabled: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Problem details. Codes: invalid_request. */
+            400: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: missing_credentials, invalid_key, key_expired, key_revoked, invalid_session. */
+            401: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Bearer challenge on 401. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Sent when the refused credential was a `tmd_session` cookie: clears it (`Max-Age=0`). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: forbidden. */
+            403: {
                 headers: {
                     /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
                     "X-Request-Id"?: string;

@@ -7,16 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { ProblemBox } from '../components/problem-box.tsx';
 import { Link } from '../router.tsx';
-
-interface PendingConnection {
-  client_id: string;
-  client_name: string;
-  redirect_uri: string;
-  redirect_host: string;
-  scopes: string[];
-  resource: string;
-  expires_at: string;
-}
+import type { PendingConnection } from '../types.ts';
 
 /** A cap as typed: empty for none, else a whole number of tokens. */
 function capOf(text: string): { value: number | null } | { error: string } {

@@ -10,7 +10,12 @@ interface Line extends CatalogEntry {
   price: Price | undefined;
 }
 
-const sourceLabel = { sample: 'sample', imported: 'imported', none_yet: 'sample' } as const;
+const sourceLabel = {
+  sample: 'sample',
+  imported: 'imported',
+  external: 'operator table',
+  none_yet: 'sample',
+} as const;
 
 export function ExplorerPage({ search }: { search: string }) {
   const params = new URLSearchParams(search);

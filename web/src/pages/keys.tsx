@@ -3,16 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { ProblemBox } from '../components/problem-box.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
-import type { Key } from '../types.ts';
-
-/** An agent's OAuth connection: it reads as its own key, with the caps chosen when it was approved. */
-interface Connection {
-  client_id: string;
-  client_name: string;
-  redirect_host: string;
-  connected_at: string;
-  key: Key & { spending_caps: { daily: string | null; monthly: string | null } };
-}
+import type { Connection, Key } from '../types.ts';
 
 /** How many of the newest usage events are searched for each key's last read. */
 const USAGE_WINDOW = 500;
