@@ -3,6 +3,7 @@ import { bls } from './bls.ts';
 import { cftc } from './cftc.ts';
 import { ecb } from './ecb.ts';
 import { eia } from './eia.ts';
+import { eurostat } from './eurostat.ts';
 import { fedH15 } from './fed-h15.ts';
 import { fred } from './fred.ts';
 import { nyfed } from './nyfed.ts';
@@ -22,6 +23,7 @@ export const sources: readonly Source[] = [
   cftc,
   bls,
   eia,
+  eurostat,
 ];
 
 export function sourceById(id: string): Source | undefined {
