@@ -11,6 +11,7 @@ import { secCurrent } from './sec-current.ts';
 import { secFrames } from './sec-frames.ts';
 import type { Source } from './source.ts';
 import { treasuryDebt } from './treasury.ts';
+import { worldbank } from './worldbank.ts';
 
 export const sources: readonly Source[] = [
   secCurrent,
@@ -24,6 +25,7 @@ export const sources: readonly Source[] = [
   bls,
   eia,
   eurostat,
+  worldbank,
 ];
 
 export function sourceById(id: string): Source | undefined {
