@@ -11,6 +11,7 @@ import { secCurrent } from './sec-current.ts';
 import { secFrames } from './sec-frames.ts';
 import type { Source } from './source.ts';
 import { treasuryDebt } from './treasury.ts';
+import { usgs } from './usgs.ts';
 import { worldbank } from './worldbank.ts';
 
 export const sources: readonly Source[] = [
@@ -26,6 +27,7 @@ export const sources: readonly Source[] = [
   eia,
   eurostat,
   worldbank,
+  usgs,
 ];
 
 export function sourceById(id: string): Source | undefined {
