@@ -3,6 +3,7 @@ import { bls } from './bls.ts';
 import { cftc } from './cftc.ts';
 import { ecb } from './ecb.ts';
 import { eia } from './eia.ts';
+import { eurostat } from './eurostat.ts';
 import { fedH15 } from './fed-h15.ts';
 import { fred } from './fred.ts';
 import { nyfed } from './nyfed.ts';
@@ -10,6 +11,8 @@ import { secCurrent } from './sec-current.ts';
 import { secFrames } from './sec-frames.ts';
 import type { Source } from './source.ts';
 import { treasuryDebt } from './treasury.ts';
+import { usgs } from './usgs.ts';
+import { worldbank } from './worldbank.ts';
 
 export const sources: readonly Source[] = [
   secCurrent,
@@ -22,6 +25,9 @@ export const sources: readonly Source[] = [
   cftc,
   bls,
   eia,
+  eurostat,
+  worldbank,
+  usgs,
 ];
 
 export function sourceById(id: string): Source | undefined {
