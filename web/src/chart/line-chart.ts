@@ -5,6 +5,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
+import { compactNumber } from './compact.ts';
 import type { Series } from './series.ts';
 
 const palette = ['--series-1', '--series-2', '--series-3', '--series-4', '--series-5', '--series-6'];
@@ -50,7 +51,14 @@ export function drawChart(
       height: options.height ?? 320,
       tzDate: utc,
       scales: { x: { time: true } },
-      axes: [daily ? { ...axis, incrs: dayIncrs } : axis, axis],
+      axes: [
+        daily ? { ...axis, incrs: dayIncrs } : axis,
+        {
+          ...axis,
+          values: (_u: uPlot, splits: number[], _axis: number, _space: number, step: number) =>
+            splits.map((v) => compactNumber(v, step)),
+        },
+      ],
       cursor: { drag: { x: true, y: false } },
       series: [
         { value: daily ? '{YYYY}-{MM}-{DD}' : '{YYYY}-{MM}-{DD} {HH}:{mm}Z' },
