@@ -28,8 +28,22 @@ export interface CatalogFilters {
   p0?: boolean | undefined;
   /** Only keys whose list cost is at most this. */
   maxCost?: number | undefined;
-  /** Words that must all appear in the key, title or description. */
+  /**
+   * Words that must each match the dataset: its key, title, description or field names, or a value of an
+   * entity field the catalog lists (`AAPL`, `DGS10`). With words, the best matches come first.
+   */
   q?: string | undefined;
+}
+
+/** What a dataset is searched by, lower case, built once. */
+interface SearchText {
+  key: string;
+  domain: string;
+  name: string;
+  title: Set<string>;
+  text: string;
+  fields: Set<string>;
+  entities: Set<string>;
 }
 
 export class Catalog {
@@ -38,6 +52,7 @@ export class Catalog {
 
   /** Each dataset's words (key, title, description), for suggestions by words. */
   readonly #words: { key: string; words: Set<string> }[];
+  readonly #search = new Map<DatasetDef, SearchText>();
 
   constructor(datasets: readonly DatasetDef[], pricing: KeyPricing) {
     this.datasets = datasets;
@@ -46,6 +61,7 @@ export class Catalog {
       words: new Set(wordsOf(`${d.key} ${d.title} ${d.description}`)),
     }));
     for (const dataset of datasets) {
+      this.#search.set(dataset, searchText(dataset));
       const columns = dataset.fields.map((f) => f.name);
       const csvColumns = csvColumnsKey(columns);
       for (const key of [dataset.key, ...dataset.aliases]) {
@@ -72,18 +88,24 @@ export class Catalog {
     return [...this.#entries.values()].sort((a, b) => a.key.localeCompare(b.key));
   }
 
-  /** The catalog search behind GET /api/v1/catalog and the MCP search_datasets tool. */
+  /**
+   * The catalog search behind GET /api/v1/catalog and the MCP search_datasets tool: every word must match
+   * (see CatalogFilters.q); with words, ranked by how well they match (the dataset's name, an entity it
+   * holds, its title, then its fields and description), else by key.
+   */
   search(filters: CatalogFilters): CatalogEntry[] {
     const { domain, p0, maxCost, q } = filters;
     const words = (q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-    return this.entries()
-      .filter((e) => domain === undefined || e.domain === domain)
-      .filter((e) => p0 === undefined || e.p0 === p0)
-      .filter((e) => maxCost === undefined || e.listCost <= maxCost)
-      .filter((e) => {
-        const text = `${e.key} ${e.dataset.title} ${e.dataset.description}`.toLowerCase();
-        return words.every((w) => text.includes(w));
-      });
+    const scored: { entry: CatalogEntry; score: number }[] = [];
+    for (const e of this.entries()) {
+      if (domain !== undefined && e.domain !== domain) continue;
+      if (p0 !== undefined && e.p0 !== p0) continue;
+      if (maxCost !== undefined && e.listCost > maxCost) continue;
+      const score = matchScore(this.#search.get(e.dataset) as SearchText, e.key.toLowerCase(), words);
+      if (score > 0) scored.push({ entry: e, score });
+    }
+    if (words.length > 0) scored.sort((a, b) => b.score - a.score || a.entry.key.localeCompare(b.entry.key));
+    return scored.map(({ entry }) => entry);
   }
 
   /**
@@ -156,4 +178,40 @@ function similarity(a: string, b: string): number {
     }
   }
   return previous[b.length] as number;
+}
+
+function searchText(d: DatasetDef): SearchText {
+  const entities = new Set<string>();
+  for (const name of d.entity_fields)
+    for (const value of d.fields.find((f) => f.name === name)?.sample?.values ?? [])
+      entities.add(String(value).toLowerCase());
+  return {
+    key: d.key.toLowerCase(),
+    domain: d.key.slice(0, d.key.indexOf('/')).toLowerCase(),
+    name: d.key.slice(d.key.indexOf('/') + 1).toLowerCase(),
+    title: new Set(wordsOf(d.title)),
+    text: `${d.key} ${d.title} ${d.description}`.toLowerCase(),
+    fields: new Set(d.fields.map((f) => f.name.toLowerCase())),
+    entities,
+  };
+}
+
+/** How well the words match a dataset (0: one of them does not); no words match everything, equally. */
+function matchScore(s: SearchText, key: string, words: readonly string[]): number {
+  let total = 1;
+  for (const word of words) {
+    const stem = wordsOf(word)[0] ?? word;
+    let best = 0;
+    if (key === word || s.name === word) best = 100;
+    else if (s.domain === word) best = 70;
+    else if (s.entities.has(word)) best = 60;
+    else if (s.name.includes(word)) best = 40;
+    else if (s.title.has(stem)) best = 30;
+    else if (key.includes(word)) best = 20;
+    else if (s.fields.has(word)) best = 10;
+    else if (s.text.includes(word)) best = 5;
+    if (best === 0) return 0;
+    total += best;
+  }
+  return total;
 }

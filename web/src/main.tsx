@@ -2,13 +2,14 @@
 import './tokens.css';
 import './app.css';
 import { render } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, configureClient } from './api.ts';
 import { AnalyzePage } from './pages/analyze.tsx';
 import { ConnectPage } from './pages/connect.tsx';
 import { DatasetPage } from './pages/dataset.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
 import { KeysPage } from './pages/keys.tsx';
+import { LandingPage } from './pages/landing.tsx';
 import { PackagesPage } from './pages/packages.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { WalletPage } from './pages/wallet.tsx';
@@ -36,6 +37,9 @@ const pages = [
 
 function Header({ path }: { path: string }) {
   const { me, balance } = useSession();
+  // On a phone the links and the account sit behind a Menu button; it closes on every page change.
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path]);
   const signOut = async () => {
     try {
       await api('/api/v1/auth/logout', { method: 'POST', signInOn401: false });
@@ -46,46 +50,69 @@ function Header({ path }: { path: string }) {
   };
   return (
     <header class="topbar">
-      <Link class="brand" href="/explorer">
+      <Link class="brand" href={me ? '/explorer' : '/'}>
         TMD Terminal
       </Link>
-      {me && (
-        <nav aria-label="Main">
-          <ul>
-            {pages.map((p) => (
-              <li key={p.path}>
-                <Link
-                  href={p.path}
-                  aria-current={path === p.path || path.startsWith(`${p.path}/`) ? 'page' : undefined}
-                >
-                  {p.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
+      {me === null && path !== '/sign-in' && (
+        <Link class="signin-link" href="/sign-in">
+          Sign in
+        </Link>
       )}
-      <span class="spacer" />
       {me && (
-        <>
+        <span class="balance balance-short" aria-hidden="true">
+          <strong>{balance}</strong>
+        </span>
+      )}
+      {me && (
+        <button
+          type="button"
+          class="secondary menu-toggle"
+          aria-expanded={open}
+          aria-controls="topnav"
+          onClick={() => setOpen(!open)}
+        >
+          Menu
+        </button>
+      )}
+      {me && (
+        <div id="topnav" class={open ? 'topnav open' : 'topnav'}>
+          <nav aria-label="Main">
+            <ul>
+              {pages.map((p) => (
+                <li key={p.path}>
+                  <Link
+                    href={p.path}
+                    aria-current={path === p.path || path.startsWith(`${p.path}/`) ? 'page' : undefined}
+                  >
+                    {p.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <span class="spacer" />
           <span class="balance" aria-live="polite">
             Balance <strong data-testid="header-balance">{balance}</strong> tokens
           </span>
           <span title={`Tier ${me.tier.level}`}>
             <span aria-hidden="true">{me.tier.medal}</span> {me.tier.name}
           </span>
-          <span class="muted">{me.account?.email}</span>
+          <span class="muted account-email">{me.account?.email}</span>
           <button type="button" class="secondary" onClick={signOut}>
             Sign out
           </button>
-        </>
+        </div>
       )}
     </header>
   );
 }
 
-function Page({ path, search }: { path: string; search: string }) {
+/** Pages a visitor sees without signing in. */
+const publicPaths = new Set(['/', '/sign-in']);
+
+function Page({ path, search, signedIn }: { path: string; search: string; signedIn: boolean }) {
   if (path === '/sign-in') return <SignInPage search={search} />;
+  if (path === '/' && !signedIn) return <LandingPage />;
   if (path === '/' || path === '/explorer') return <ExplorerPage search={search} />;
   const dataset = match('/dataset/:domain/:name', path);
   if (dataset) return <DatasetPage dsKey={`${dataset.domain}/${dataset.name}`} search={search} />;
@@ -112,11 +139,11 @@ function App() {
     refreshMe().catch(() => undefined);
   }, []);
   useEffect(() => {
-    if (me === null && path !== '/sign-in') toSignIn();
+    if (me === null && !publicPaths.has(path)) toSignIn();
     if (me && path === '/') navigate('/explorer', true);
   }, [me, path]);
   useEffect(() => {
-    const title = path === '/sign-in' ? 'Sign in' : path.split('/')[1] || 'Explorer';
+    const title = path === '/sign-in' ? 'Sign in' : path.split('/')[1] || (me ? 'Explorer' : 'Welcome');
     document.title = `${title.charAt(0).toUpperCase()}${title.slice(1)} · TMD Terminal`;
   }, [path]);
   return (
@@ -128,8 +155,8 @@ function App() {
       <main id="main" tabIndex={-1}>
         {me === undefined ? (
           <p class="muted">Loading…</p>
-        ) : me === null && path !== '/sign-in' ? null : (
-          <Page path={path} search={search} />
+        ) : me === null && !publicPaths.has(path) ? null : (
+          <Page path={path} search={search} signedIn={Boolean(me)} />
         )}
       </main>
     </>

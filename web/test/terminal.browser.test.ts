@@ -57,8 +57,20 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     await server?.close();
   });
 
-  test('/ redirects to the Terminal, which asks to sign in, with a strict CSP', async () => {
+  test('/ is the landing page: prices, free access, the catalog and the docs, with a strict CSP', async () => {
     const response = await page.goto(`${server.url}/`);
+    await page.waitForURL(/\/terminal\/$/);
+    await page.getByRole('heading', { name: /paid by the read/ }).waitFor();
+    await page.getByRole('heading', { name: /The catalog: \d+ datasets in \d+ domains/ }).waitFor();
+    assert.match(
+      (await page.getByRole('region', { name: 'What a read costs' }).textContent()) ?? '',
+      /0\.10 EUR/,
+    );
+    assert.equal(await page.getByRole('link', { name: 'The manual' }).getAttribute('href'), '/manual/');
+    assert.equal(await page.getByRole('link', { name: 'API reference' }).getAttribute('href'), '/docs');
+    await assertAccessible(page, 'landing');
+    await screenshot(page, '00-landing');
+    await page.getByRole('link', { name: 'Sign in' }).first().click();
     await page.waitForURL(/\/terminal\/sign-in$/);
     const csp = (await response?.headerValue('content-security-policy')) ?? '';
     assert.match(csp, /script-src 'self'(;|$)/);

@@ -26,7 +26,9 @@ export function registerCatalogRoutes(app: TypedApp, deps: Services): void {
             .string()
             .max(200)
             .optional()
-            .describe('Words that must appear in the key, title or description.'),
+            .describe(
+              'Words that must each match a dataset: its key, title, description or field names, or an entity it holds (AAPL, DGS10). The best matches come first.',
+            ),
         }),
         response: {
           200: z.object({ data: z.array(entryOut), meta: z.object({ count: z.int() }) }),

@@ -16,7 +16,9 @@ export function searchDatasetsTool(catalog: Catalog): McpTool {
         .string()
         .max(200)
         .optional()
-        .describe('Words that must all appear in the key, title or description, e.g. "treasury yield".'),
+        .describe(
+          'Words that must each match a dataset (its key, title, description, field names, or an entity it holds such as a ticker or series id), e.g. "treasury yield" or "AAPL". Best matches first.',
+        ),
       domain: z.string().max(64).optional().describe('Only datasets in this domain, e.g. "rates".'),
       free_only: z
         .boolean()
@@ -47,7 +49,7 @@ export function searchDatasetsTool(catalog: Catalog): McpTool {
         found.length > page.length ? ` (${found.length - page.length} more: raise limit or narrow)` : '';
       const none =
         found.length === 0
-          ? `No dataset matches. Every word of query must appear in a dataset's key, title or description: try fewer or other words. Domains: ${[...new Set(catalog.entries().map((e) => e.domain))].join(', ')}.`
+          ? `No dataset matches. Every word of query must match a dataset's key, title, description, fields or entities: try fewer or other words. Domains: ${[...new Set(catalog.entries().map((e) => e.domain))].join(', ')}.`
           : null;
       return {
         content: [

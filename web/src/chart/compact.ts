@@ -17,9 +17,13 @@ export function compactNumber(value: number, step = 0): string {
   for (const { at, suffix } of units) {
     if (abs >= at) {
       // Enough decimals that two ticks `step` apart never print the same label.
-      const decimals = step > 0 && step < at ? Math.min(3, Math.max(0, Math.ceil(-Math.log10(step / at)))) : 0;
+      const decimals =
+        step > 0 && step < at ? Math.min(3, Math.max(0, Math.ceil(-Math.log10(step / at)))) : 0;
       const scaled = value / at;
-      const digits = Math.max(decimals, scaled >= 100 || scaled <= -100 ? 0 : scaled >= 10 || scaled <= -10 ? 1 : 2);
+      const digits = Math.max(
+        decimals,
+        scaled >= 100 || scaled <= -100 ? 0 : scaled >= 10 || scaled <= -10 ? 1 : 2,
+      );
       return `${trim(scaled.toFixed(Math.min(digits, 3)))}${suffix}`;
     }
   }

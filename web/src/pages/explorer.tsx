@@ -17,6 +17,30 @@ const sourceLabel = {
   none_yet: 'sample',
 } as const;
 
+type SortKey = 'key' | 'list' | 'terminal' | 'api';
+
+const sortValue: Record<SortKey, (l: Line) => string | number> = {
+  key: (l) => l.key,
+  list: (l) => l.list_cost,
+  terminal: (l) => Number(l.price?.terminal_cost ?? Number.POSITIVE_INFINITY),
+  api: (l) => Number(l.price?.api_key_cost ?? Number.POSITIVE_INFINITY),
+};
+
+/**
+ * Access worded for the viewer: P0 means free for free keys (the public test), not for a wallet, so a
+ * wallet account sees "open data (P0)" beside what it pays, and "free for you" only where it pays 0.
+ */
+function AccessBadge({ line }: { line: Line }) {
+  if (line.price && Number(line.price.terminal_cost) === 0) return <span class="badge p0">free for you</span>;
+  if (line.p0)
+    return (
+      <span class="badge" title="Free for public-test keys; a wallet pays the price shown">
+        open data (P0)
+      </span>
+    );
+  return <span class="badge">paid</span>;
+}
+
 export function ExplorerPage({ search }: { search: string }) {
   const params = new URLSearchParams(search);
   const [q, setQ] = useState(params.get('q') ?? '');
@@ -26,6 +50,9 @@ export function ExplorerPage({ search }: { search: string }) {
   const [lines, setLines] = useState<Line[] | null>(null);
   const [tier, setTier] = useState<string>('');
   const [error, setError] = useState<unknown>(null);
+  /** The service's ranked answer for the words (tickers and series ids included), once it arrives. */
+  const [ranked, setRanked] = useState<{ q: string; keys: string[] } | null>(null);
+  const [sort, setSort] = useState<{ by: SortKey; descending: boolean } | null>(null);
 
   useEffect(() => {
     Promise.all([
@@ -52,20 +79,65 @@ export function ExplorerPage({ search }: { search: string }) {
     history.replaceState(null, '', `${location.pathname}${query ? `?${query}` : ''}`);
   }, [q, domain, free, maxCost]);
 
+  useEffect(() => {
+    const words = q.trim();
+    if (words === '') {
+      setRanked(null);
+      return;
+    }
+    // The catalog search runs on the service (it knows which datasets hold AAPL); typing settles first.
+    const timer = setTimeout(() => {
+      api<{ data: CatalogEntry[] }>(`/api/v1/catalog?q=${encodeURIComponent(words)}`)
+        .then((a) => setRanked({ q: words, keys: a.body.data.map((e) => e.key) }))
+        .catch(setError);
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [q]);
+
   const domains = useMemo(() => [...new Set((lines ?? []).map((l) => l.domain))].sort(), [lines]);
   const maxCostValid = maxCost === '' || /^\d{1,9}$/.test(maxCost);
   const shown = useMemo(() => {
-    const words = q.toLowerCase().split(/\s+/).filter(Boolean);
-    return (lines ?? []).filter((l) => {
+    const order = ranked && ranked.q === q.trim() ? new Map(ranked.keys.map((k, i) => [k, i])) : null;
+    const kept = (lines ?? []).filter((l) => {
       if (domain && l.domain !== domain) return false;
       if (free === 'p0' && !l.p0) return false;
       if (free === 'paid' && l.p0) return false;
       if (maxCost && maxCostValid && l.list_cost > Number(maxCost)) return false;
-      const text =
-        `${l.key} ${l.domain} ${l.title} ${l.description} ${l.entity_fields.join(' ')} ${(l.price?.fields ?? []).join(' ')}`.toLowerCase();
-      return words.every((w) => text.includes(w));
+      if (q.trim() === '') return true;
+      return order ? order.has(l.key) : false;
     });
-  }, [lines, q, domain, free, maxCost, maxCostValid]);
+    if (sort) {
+      const value = sortValue[sort.by];
+      kept.sort((a, b) => {
+        const [x, y] = [value(a), value(b)];
+        const cmp =
+          typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+        return sort.descending ? -cmp : cmp;
+      });
+    } else if (order) kept.sort((a, b) => (order.get(a.key) ?? 0) - (order.get(b.key) ?? 0));
+    return kept;
+  }, [lines, q, ranked, domain, free, maxCost, maxCostValid, sort]);
+
+  /** A column header that sorts by it: once ascending, again descending. */
+  const sortable = (by: SortKey, label: string, numeric = false) => {
+    const active = sort?.by === by;
+    return (
+      <th
+        scope="col"
+        class={numeric ? 'num' : undefined}
+        aria-sort={active ? (sort?.descending ? 'descending' : 'ascending') : 'none'}
+      >
+        <button
+          type="button"
+          class="sort"
+          onClick={() => setSort({ by, descending: active ? !sort?.descending : false })}
+        >
+          {label}
+          <span aria-hidden="true">{active ? (sort?.descending ? ' ▼' : ' ▲') : ''}</span>
+        </button>
+      </th>
+    );
+  };
 
   return (
     <>
@@ -81,7 +153,7 @@ export function ExplorerPage({ search }: { search: string }) {
             type="search"
             value={q}
             onInput={(e) => setQ(e.currentTarget.value)}
-            placeholder="name, domain, field, description"
+            placeholder="name, ticker, series id, field"
             maxLength={200}
           />
         </label>
@@ -116,7 +188,9 @@ export function ExplorerPage({ search }: { search: string }) {
           />
         </label>
         <p class="muted" aria-live="polite">
-          {lines ? `${shown.length} of ${lines.length} datasets` : 'Loading…'}
+          {lines
+            ? `${shown.length} of ${lines.length} datasets${q.trim() && !sort ? ', best matches first' : ''}`
+            : 'Loading…'}
         </p>
       </form>
       {!maxCostValid && (
@@ -127,46 +201,48 @@ export function ExplorerPage({ search }: { search: string }) {
       {error !== null && <ProblemBox error={error} />}
       {lines && (
         <ScrollRegion label="Datasets (scrollable)">
-          <table>
+          <table class="cards">
             <caption class="visually-hidden">Datasets and what a read costs you</caption>
             <thead>
               <tr>
-                <th scope="col">Dataset</th>
+                {sortable('key', 'Dataset')}
                 <th scope="col">Access</th>
                 <th scope="col">Data</th>
-                <th scope="col" class="num">
-                  List price
-                </th>
-                <th scope="col" class="num">
-                  You pay (Terminal)
-                </th>
-                <th scope="col" class="num">
-                  You pay (API key)
-                </th>
+                {sortable('list', 'List price', true)}
+                {sortable('terminal', 'You pay (Terminal)', true)}
+                {sortable('api', 'You pay (API key)', true)}
                 <th scope="col">Who may read it</th>
               </tr>
             </thead>
             <tbody>
               {shown.map((l) => (
                 <tr key={l.key}>
-                  <td>
-                    <Link href={`/dataset/${l.key}`}>{l.key}</Link>
-                    <div class="muted small">{l.title}</div>
+                  <td class="card-title">
+                    <div>
+                      <Link href={`/dataset/${l.key}`}>{l.key}</Link>
+                      <div class="muted small">{l.title}</div>
+                    </div>
                   </td>
-                  <td>{l.p0 ? <span class="badge p0">P0 free</span> : <span class="badge">paid</span>}</td>
-                  <td>
+                  <td data-label="Access">
+                    <AccessBadge line={l} />
+                  </td>
+                  <td data-label="Data">
                     {l.price && (
                       <span class={`badge ${l.price.data_source === 'imported' ? '' : 'sample'}`}>
                         {sourceLabel[l.price.data_source]}
                       </span>
                     )}
                   </td>
-                  <td class="num">{l.list_cost}</td>
-                  <td class="num" data-testid="terminal-price">
+                  <td class="num" data-label="List price">
+                    {l.list_cost}
+                  </td>
+                  <td class="num" data-testid="terminal-price" data-label="You pay (Terminal)">
                     {l.price?.terminal_cost}
                   </td>
-                  <td class="num">{l.price?.api_key_cost}</td>
-                  <td class="small">
+                  <td class="num" data-label="You pay (API key)">
+                    {l.price?.api_key_cost}
+                  </td>
+                  <td class="small who">
                     {l.price?.entitled === false ? (
                       <span class="badge no">402 not_entitled</span>
                     ) : (

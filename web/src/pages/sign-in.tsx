@@ -29,7 +29,9 @@ function nextPath(search: string): string {
 }
 
 export function SignInPage({ search }: { search: string }) {
-  const [mode, setMode] = useState<'sign-in' | 'register'>('sign-in');
+  const [mode, setMode] = useState<'sign-in' | 'register'>(
+    new URLSearchParams(search).get('mode') === 'register' ? 'register' : 'sign-in',
+  );
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [invalid, setInvalid] = useState<string | null>(null);
