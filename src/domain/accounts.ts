@@ -9,6 +9,7 @@ import { burnedThisMonth, type MeterDeps, tierOf } from './metering.ts';
 import { MICROS_PER_TOKEN } from './money.ts';
 import { type Entitlements, entitlementsOf } from './packages.ts';
 import { nextTier } from './pricing.ts';
+import { utcMonthStart } from './spending-caps.ts';
 import { summarizeUsage, type UsageSummary, usageScope } from './usage-summary.ts';
 
 export interface AccountSnapshot {
@@ -25,6 +26,9 @@ export interface AccountSnapshot {
 export interface AccountsDeps extends MeterDeps {
   config: ServiceFile;
 }
+
+/** The most usage events a ledger page looks through to name its entries' reads. */
+const LEDGER_USAGE_SCAN = 2000;
 
 export class Accounts {
   readonly #deps: AccountsDeps;
@@ -104,6 +108,18 @@ export class Accounts {
     return this.#deps.store.listKeys(caller.account.id);
   }
 
+  /** The account's keys, each with the tokens it burned this UTC month (one indexed sum a key). */
+  async keysWithUsage(caller: Caller): Promise<{ key: KeyRecord; burnedThisMonthMicros: bigint }[]> {
+    const keys = await this.keys(caller);
+    const since = utcMonthStart(this.#deps.now());
+    return Promise.all(
+      keys.map(async (key) => ({
+        key,
+        burnedThisMonthMicros: await this.#deps.store.keyBurnedSince(key.id, since),
+      })),
+    );
+  }
+
   /**
    * One page of the caller's wallet entries, newest first, below the entry id `beforeId` (null: from the
    * newest); `more` says whether older entries follow. `balanceMicros` is the balance the newest entry
@@ -112,7 +128,12 @@ export class Accounts {
   async ledgerPage(
     caller: Caller,
     page: { beforeId: string | null; limit: number },
-  ): Promise<{ entries: LedgerEntry[]; more: boolean; balanceMicros: bigint }> {
+  ): Promise<{
+    entries: LedgerEntry[];
+    more: boolean;
+    balanceMicros: bigint;
+    reads: Map<string, UsageEvent>;
+  }> {
     const { store } = this.#deps;
     const walletId = caller.wallet.id;
     const entries = await store.listEntriesPage(walletId, { beforeId: page.beforeId, limit: page.limit + 1 });
@@ -122,6 +143,37 @@ export class Accounts {
       page.beforeId === null
         ? entries[0]
         : (await store.listEntriesPage(walletId, { beforeId: null, limit: 1 }))[0];
-    return { entries, more, balanceMicros: newest?.balanceAfterMicros ?? 0n };
+    const reads = await this.#readsOf(caller, entries);
+    return { entries, more, balanceMicros: newest?.balanceAfterMicros ?? 0n, reads };
+  }
+
+  /**
+   * The reads behind a page's burns and refunds (dataset, key, channel), by request id: the caller's usage
+   * events, newest first, back to the page's oldest entry, at most LEDGER_USAGE_SCAN of them (an older
+   * page of a very busy account may show some entries without their read).
+   */
+  async #readsOf(caller: Caller, entries: readonly LedgerEntry[]): Promise<Map<string, UsageEvent>> {
+    const wanted = new Set(entries.flatMap((e) => (e.requestId === null ? [] : [e.requestId])));
+    const found = new Map<string, UsageEvent>();
+    const oldest = entries.at(-1)?.createdAt;
+    if (wanted.size === 0 || oldest === undefined) return found;
+    const scope = caller.account
+      ? { accountId: caller.account.id }
+      : caller.key
+        ? { keyId: caller.key.id }
+        : null;
+    if (!scope) return found;
+    let beforeId: string | null = null;
+    for (let seen = 0; seen < LEDGER_USAGE_SCAN && found.size < wanted.size; ) {
+      const events = await this.#deps.store.listUsage(scope, beforeId, 500);
+      for (const event of events) {
+        if (wanted.has(event.requestId) && !found.has(event.requestId)) found.set(event.requestId, event);
+      }
+      seen += events.length;
+      const last = events.at(-1);
+      if (!last || events.length < 500 || last.at < oldest) break;
+      beforeId = last.id;
+    }
+    return found;
   }
 }

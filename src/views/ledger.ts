@@ -20,6 +20,20 @@ export const ledgerEntryOut = z.object({
   request_id: z.string().nullable(),
 });
 
+/** The read behind a burn or refund, as the wallet's ledger shows it. */
+export const entryReadOut = z
+  .object({
+    dataset: z.string(),
+    key_id: z.string().nullable().describe('The key (or OAuth connection) that read; null for a session.'),
+    channel: z.string().describe('rest, mcp or terminal.'),
+  })
+  .nullable()
+  .describe('The read that burned (or was refunded); null for credits, and for reads too old to look up.');
+
+export function presentEntryRead(read: UsageEvent | undefined): z.infer<typeof entryReadOut> {
+  return read ? { dataset: read.dataset, key_id: read.keyId, channel: read.channel } : null;
+}
+
 /** A ledger entry; an operator's idempotency key is shown as the operator gave it. */
 export function presentLedgerEntry(entry: LedgerEntry) {
   return {

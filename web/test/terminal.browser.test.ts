@@ -272,8 +272,18 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
     await page.getByRole('cell', { name: XSS, exact: true }).waitFor();
     assert.equal(await page.evaluate(() => (window as { __xss?: number }).__xss), undefined);
-    // The Connect snippets name this service's own URLs.
-    await page.getByText(`${server.url}/api/v1/data/`).waitFor();
+    // The Connect snippets name this service's own URLs, each client in its own syntax.
+    const snippet = page.getByTestId('connect-snippet');
+    assert.match((await snippet.textContent()) ?? '', /curl -sS --fail-with-body .*\/api\/v1\/data\//s);
+    await page.getByRole('button', { name: 'Claude Code', exact: true }).click();
+    assert.match(
+      (await snippet.textContent()) ?? '',
+      new RegExp(`^claude mcp add --transport http tmd ${server.url}/mcp/jsonrpc`),
+    );
+    await page.getByRole('button', { name: 'Cursor', exact: true }).click();
+    assert.match((await snippet.textContent()) ?? '', /"Bearer \$\{env:TMD_KEY\}"/);
+    await page.getByRole('button', { name: 'VS Code', exact: true }).click();
+    assert.match((await snippet.textContent()) ?? '', /"Bearer \$\{input:tmd-key\}"/);
     await assertAccessible(page, 'keys');
     await screenshot(page, '05-keys');
 
@@ -286,6 +296,8 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     await page.reload();
     const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: XSS, exact: true }) });
     await row.getByTestId('last-used').filter({ hasText: 'UTC' }).waitFor();
+    assert.equal(await row.getByTestId('burned-this-month').textContent(), '2');
+    assert.equal(await row.getByTestId('recent-reads').textContent(), '1');
     await page.getByRole('button', { name: `Revoke ${XSS}` }).click();
     await page.getByRole('button', { name: 'Yes, revoke' }).click();
     await page.getByRole('row').filter({ hasText: 'revoked' }).waitFor();
@@ -298,6 +310,12 @@ describe('the Terminal, a new user end to end', { skip }, () => {
     await page.getByRole('link', { name: 'Wallet' }).click();
     await page.getByRole('heading', { name: 'Wallet and usage' }).waitFor();
     await page.getByTestId('ledger-amount').first().waitFor();
+    // A burn says what it paid for: the dataset, the channel and the credential.
+    await page
+      .getByTestId('ledger-read')
+      .filter({ hasText: `${DATASET} · terminal · session` })
+      .first()
+      .waitFor();
     let sum = 0n;
     for (;;) {
       for (const amount of await page.getByTestId('ledger-amount').allTextContents()) sum += micros(amount);

@@ -287,7 +287,8 @@ class Client(Transport):
             domain: Only keys in this domain.
             free: true: only P0 keys (readable by free keys).
             max_cost: Only keys whose list cost is at most this (a whole number).
-            q: Words that must appear in the key, title or description.
+            q: Words that must each match a dataset: its key, title, description or field names, or
+                an entity it holds (AAPL, DGS10). The best matches come first.
 
         Returns:
             The answer: JSON as dicts and lists, any other media type as text, None when empty.

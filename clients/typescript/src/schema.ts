@@ -2387,7 +2387,7 @@ export interface operations {
                 free?: "true" | "false";
                 /** @description Only keys whose list cost is at most this (a whole number). */
                 max_cost?: number;
-                /** @description Words that must appear in the key, title or description. */
+                /** @description Words that must each match a dataset: its key, title, description or field names, or an entity it holds (AAPL, DGS10). The best matches come first. */
                 q?: string;
             };
             header?: never;
@@ -4067,6 +4067,8 @@ export interface operations {
                                 daily: string | null;
                                 monthly: string | null;
                             };
+                            /** @description Tokens this key burned this UTC month. */
+                            burned_this_month: string;
                         }[];
                         meta: {
                             count: number;
@@ -12535,6 +12537,14 @@ export interface operations {
                             memo: string | null;
                             /** @description The request that burned or credited it. */
                             request_id: string | null;
+                            /** @description The read that burned (or was refunded); null for credits, and for reads too old to look up. */
+                            read: {
+                                dataset: string;
+                                /** @description The key (or OAuth connection) that read; null for a session. */
+                                key_id: string | null;
+                                /** @description rest, mcp or terminal. */
+                                channel: string;
+                            } | null;
                         }[];
                         meta: {
                             count: number;

@@ -2,11 +2,12 @@
 import { z } from 'zod';
 import type { Caller } from '../../domain/caller.ts';
 import { kindsWhere } from '../../domain/credential-kinds.ts';
+import { formatMicros } from '../../domain/money.ts';
 import { capAmount } from '../../domain/operator.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
-import { keyExpiry, label } from '../../views/common.ts';
+import { keyExpiry, label, tokens } from '../../views/common.ts';
 import { issuedKeyOut, keyOut, presentKey } from '../../views/keys.ts';
 import { bodyCodes, edge, problems } from '../schemas.ts';
 
@@ -59,7 +60,14 @@ export function registerKeyRoutes(app: TypedApp, deps: Services): void {
         summary: 'List the account keys (never the key strings)',
         security,
         response: {
-          200: z.object({ data: z.array(keyOut), meta: z.object({ count: z.int() }) }),
+          200: z.object({
+            data: z.array(
+              keyOut.extend({
+                burned_this_month: tokens.describe('Tokens this key burned this UTC month.'),
+              }),
+            ),
+            meta: z.object({ count: z.int() }),
+          }),
           ...problems(...sessionRefusals),
         },
       },
@@ -67,8 +75,14 @@ export function registerKeyRoutes(app: TypedApp, deps: Services): void {
     async (request) => {
       const now = deps.now();
       accountOf(request.caller);
-      const keys = await deps.accounts.keys(request.caller as Caller);
-      return { data: keys.map((k) => presentKey(k, now)), meta: { count: keys.length } };
+      const keys = await deps.accounts.keysWithUsage(request.caller as Caller);
+      return {
+        data: keys.map(({ key, burnedThisMonthMicros }) => ({
+          ...presentKey(key, now),
+          burned_this_month: formatMicros(burnedThisMonthMicros),
+        })),
+        meta: { count: keys.length },
+      };
     },
   );
 

@@ -6,7 +6,7 @@ import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { tokens } from '../../views/common.ts';
-import { entryKind, presentLedgerEntry } from '../../views/ledger.ts';
+import { entryKind, entryReadOut, presentEntryRead, presentLedgerEntry } from '../../views/ledger.ts';
 import { edge, problems, queryInt } from '../schemas.ts';
 
 const entryOut = z.object({
@@ -18,6 +18,7 @@ const entryOut = z.object({
   idempotency_key: z.string().nullable(),
   memo: z.string().nullable(),
   request_id: z.string().nullable().describe('The request that burned or credited it.'),
+  read: entryReadOut,
 });
 
 export function registerLedgerRoutes(app: TypedApp, deps: Services): void {
@@ -61,7 +62,10 @@ export function registerLedgerRoutes(app: TypedApp, deps: Services): void {
       // Entry ids grow with time; the cursor is the last id shown, compared as a number.
       const page = await deps.accounts.ledgerPage(caller, { beforeId: cursor ?? null, limit });
       return {
-        data: page.entries.map(presentLedgerEntry),
+        data: page.entries.map((e) => ({
+          ...presentLedgerEntry(e),
+          read: presentEntryRead(e.requestId === null ? undefined : page.reads.get(e.requestId)),
+        })),
         meta: {
           count: page.entries.length,
           next_cursor: page.more ? (page.entries.at(-1)?.id ?? null) : null,

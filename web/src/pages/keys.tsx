@@ -4,6 +4,7 @@ import { api } from '../api.ts';
 import { ProblemBox } from '../components/problem-box.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
 import type { Connection, Key } from '../types.ts';
+import { ConnectSnippets } from './connect-snippets.tsx';
 
 /** How many of the newest usage events are searched for each key's last read. */
 const USAGE_WINDOW = 500;
@@ -34,10 +35,12 @@ export function KeysPage() {
   const [name, setName] = useState('');
   const [invalid, setInvalid] = useState<string | null>(null);
   const [created, setCreated] = useState<(Key & { key: string }) | null>(null);
-  const [confirming, setConfirming] = useState<Key | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
   const [mcpUrl, setMcpUrl] = useState<string | null>(null);
 
   const [lastUsed, setLastUsed] = useState<Map<string, string>>(new Map());
+  /** Reads by key among the account's newest USAGE_WINDOW usage events. */
+  const [recentReads, setRecentReads] = useState<Map<string, number>>(new Map());
   const [connections, setConnections] = useState<Connection[]>([]);
 
   const load = () => {
@@ -51,9 +54,14 @@ export function KeysPage() {
     api<{ data: { key_id: string | null; at: string }[] }>(`/api/v1/me/usage?limit=${USAGE_WINDOW}`)
       .then((a) => {
         const seen = new Map<string, string>();
-        for (const event of a.body.data)
-          if (event.key_id && !seen.has(event.key_id)) seen.set(event.key_id, event.at);
+        const counts = new Map<string, number>();
+        for (const event of a.body.data) {
+          if (!event.key_id) continue;
+          if (!seen.has(event.key_id)) seen.set(event.key_id, event.at);
+          counts.set(event.key_id, (counts.get(event.key_id) ?? 0) + 1);
+        }
         setLastUsed(seen);
+        setRecentReads(counts);
       })
       .catch(setError);
   };
@@ -87,7 +95,7 @@ export function KeysPage() {
     }
   };
 
-  const revoke = async (key: Key) => {
+  const revoke = async (key: Pick<Key, 'id'>) => {
     setError(null);
     try {
       await api(`/api/v1/keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' });
@@ -100,9 +108,9 @@ export function KeysPage() {
 
   const connectionKeys = new Set(connections.map((c) => c.key.id));
   const ownKeys = keys?.filter((k) => !connectionKeys.has(k.id));
-  const revokeControl = (k: Key, label: string) =>
+  const revokeControl = (k: Pick<Key, 'id' | 'status'>, label: string) =>
     k.status === 'active' &&
-    (confirming?.id === k.id ? (
+    (confirming === k.id ? (
       <span>
         Revoke for good?{' '}
         <button type="button" class="danger" onClick={() => revoke(k)}>
@@ -113,7 +121,12 @@ export function KeysPage() {
         </button>
       </span>
     ) : (
-      <button type="button" class="secondary" aria-label={`Revoke ${label}`} onClick={() => setConfirming(k)}>
+      <button
+        type="button"
+        class="secondary"
+        aria-label={`Revoke ${label}`}
+        onClick={() => setConfirming(k.id)}
+      >
         Revoke
       </button>
     ));
@@ -122,14 +135,6 @@ export function KeysPage() {
   const base = location.origin;
   const mcp = mcpUrl ?? `${base}/mcp/jsonrpc`;
   const publicTest = keys?.find((k) => k.kind === 'public_test' && k.status === 'active');
-  const curl = `curl -sS -H "Authorization: Bearer $TMD_KEY" \\\n  "${base}/api/v1/data/eodquotes/stock-prices?symbol=AAPL&limit=5" -D - -o /dev/null | grep -i '^x-'`;
-  const mcpConfig = JSON.stringify(
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the MCP client expands ${TMD_KEY} itself
-    { mcpServers: { tmd: { type: 'http', url: mcp, headers: { Authorization: 'Bearer ${TMD_KEY}' } } } },
-    null,
-    2,
-  );
-
   return (
     <>
       <h1>Keys</h1>
@@ -181,6 +186,12 @@ export function KeysPage() {
               <th scope="col">Prefix</th>
               <th scope="col">Created</th>
               <th scope="col">Last used</th>
+              <th scope="col" class="num">
+                Recent reads
+              </th>
+              <th scope="col" class="num">
+                Burned this month
+              </th>
               <th scope="col">Expires</th>
               <th scope="col">Status</th>
               <th scope="col">Action</th>
@@ -201,6 +212,12 @@ export function KeysPage() {
                   ) : (
                     <span class="muted">not recently</span>
                   )}
+                </td>
+                <td class="num" data-testid="recent-reads">
+                  {recentReads.get(k.id) ?? 0}
+                </td>
+                <td class="num" data-testid="burned-this-month">
+                  {k.burned_this_month}
                 </td>
                 <td>{when(k.expires_at)}</td>
                 <td>{k.status}</td>
@@ -262,16 +279,7 @@ export function KeysPage() {
         </ScrollRegion>
       )}
 
-      <h2>Connect</h2>
-      <p>
-        Base URL <code>{base}</code> · MCP URL <code>{mcp}</code>. Put your key in <code>TMD_KEY</code>.
-      </p>
-      <h3>A read with curl</h3>
-      <pre>{curl}</pre>
-      <Copy text={curl} label="Copy the curl command" />
-      <h3>An MCP client</h3>
-      <pre>{mcpConfig}</pre>
-      <Copy text={mcpConfig} label="Copy the MCP configuration" />
+      <ConnectSnippets base={base} mcp={mcp} />
       <h3>The cost headers of every read</h3>
       <dl class="facts">
         <dt>

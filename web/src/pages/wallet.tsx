@@ -4,8 +4,9 @@ import { api } from '../api.ts';
 import { Chart } from '../components/chart.tsx';
 import { ProblemBox } from '../components/problem-box.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
+import { Link } from '../router.tsx';
 import { refreshMe, useSession } from '../session.ts';
-import type { LedgerEntry, Pricing, UsageSummary } from '../types.ts';
+import type { Key, LedgerEntry, Pricing, UsageSummary } from '../types.ts';
 import { BuyTokens } from './buy-tokens.tsx';
 
 const PAGE = 20;
@@ -23,6 +24,8 @@ export function WalletPage() {
   const [usage, setUsage] = useState<UsageSummary | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [threshold, setThreshold] = useState('');
+  /** Key id -> its name, to say which key read (the list is the account's; a key sees none). */
+  const [keyNames, setKeyNames] = useState<Map<string, string>>(new Map());
 
   const loadLedger = async (cursor: string | null, index: number) => {
     try {
@@ -51,6 +54,9 @@ export function WalletPage() {
       .then((a) => setUsage(a.body))
       .catch(setError);
     loadLedger(null, 0);
+    api<{ data: Key[] }>('/api/v1/keys', { signInOn401: false })
+      .then((a) => setKeyNames(new Map(a.body.data.map((k) => [k.id, k.name ?? k.prefix]))))
+      .catch(() => undefined);
   }, []);
 
   const byChannel = useMemo(() => {
@@ -195,6 +201,7 @@ export function WalletPage() {
               <th scope="col" class="num">
                 Balance after
               </th>
+              <th scope="col">Read</th>
               <th scope="col">Request id / memo</th>
             </tr>
           </thead>
@@ -207,6 +214,16 @@ export function WalletPage() {
                   {e.amount}
                 </td>
                 <td class="num">{e.balance_after}</td>
+                <td class="small" data-testid="ledger-read">
+                  {e.read && (
+                    <>
+                      <Link href={`/dataset/${e.read.dataset}`}>{e.read.dataset}</Link> · {e.read.channel} ·{' '}
+                      {e.read.key_id === null
+                        ? 'session'
+                        : `key ${keyNames.get(e.read.key_id) ?? e.read.key_id}`}
+                    </>
+                  )}
+                </td>
                 <td class="small">
                   <code>{e.request_id ?? ''}</code> {e.memo ?? ''}
                 </td>
