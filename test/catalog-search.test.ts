@@ -33,7 +33,10 @@ test('a series id finds its dataset; a word and an entity narrow together', asyn
   const aapl = await keys('AAPL');
   const both = await keys('AAPL stock');
   assert.ok(both.includes('equities/stock-prices'));
-  assert.ok(both.every((k) => aapl.includes(k)), 'a second word only narrows');
+  assert.ok(
+    both.every((k) => aapl.includes(k)),
+    'a second word only narrows',
+  );
   assert.ok(both.length < aapl.length, 'and does narrow');
   assert.deepEqual(await keys('AAPL zzznothing'), [], 'every word must match');
 });
@@ -45,5 +48,8 @@ test('the best matches come first: a dataset named so, then its domain, before a
   assert.match(cot[0] as string, /^cot\//, cot.join(', '));
   // Without words the catalog stays in key order.
   const all = await keys('');
-  assert.deepEqual(all, [...all].sort((a, b) => a.localeCompare(b)));
+  assert.deepEqual(
+    all,
+    [...all].sort((a, b) => a.localeCompare(b)),
+  );
 });

@@ -75,7 +75,8 @@ export function ConnectSnippets({ base, mcp }: { base: string; mcp: string }) {
       <p>
         Base URL <code>{base}</code> · MCP URL <code>{mcp}</code>. Put your key in <code>TMD_KEY</code>.
       </p>
-      <div class="row" role="group" aria-label="Client">
+      <fieldset class="row plain">
+        <legend class="visually-hidden">Client</legend>
         {snippets.map((s) => (
           <button
             key={s.id}
@@ -90,7 +91,7 @@ export function ConnectSnippets({ base, mcp }: { base: string; mcp: string }) {
             {s.label}
           </button>
         ))}
-      </div>
+      </fieldset>
       <p class="muted">{snippet.where}</p>
       <pre data-testid="connect-snippet">{snippet.text}</pre>
       <button
