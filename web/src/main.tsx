@@ -10,15 +10,19 @@ import { DatasetPage } from './pages/dataset.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { PackagesPage } from './pages/packages.tsx';
+import { ResetPasswordPage } from './pages/reset-password.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { WalletPage } from './pages/wallet.tsx';
 import { currentLocation, Link, match, navigate, useLocation } from './router.tsx';
 import { refreshMe, setBalance, signedOut, useSession } from './session.ts';
 
+/** Pages for whoever is not signed in: signing in, and resetting a forgotten password. */
+const signedOutPages = new Set(['/sign-in', '/reset-password']);
+
 /** Sends the user to sign-in, to come back to where they were afterwards. */
 function toSignIn(): void {
   const { path, search } = currentLocation();
-  if (path.startsWith('/sign-in')) return;
+  if (signedOutPages.has(path)) return;
   signedOut();
   const back = path === '/' ? '' : `?next=${encodeURIComponent(path + search)}`;
   navigate(`/sign-in${back}`, true);
@@ -86,6 +90,7 @@ function Header({ path }: { path: string }) {
 
 function Page({ path, search }: { path: string; search: string }) {
   if (path === '/sign-in') return <SignInPage search={search} />;
+  if (path === '/reset-password') return <ResetPasswordPage search={search} />;
   if (path === '/' || path === '/explorer') return <ExplorerPage search={search} />;
   const dataset = match('/dataset/:domain/:name', path);
   if (dataset) return <DatasetPage dsKey={`${dataset.domain}/${dataset.name}`} search={search} />;
@@ -112,11 +117,16 @@ function App() {
     refreshMe().catch(() => undefined);
   }, []);
   useEffect(() => {
-    if (me === null && path !== '/sign-in') toSignIn();
+    if (me === null && !signedOutPages.has(path)) toSignIn();
     if (me && path === '/') navigate('/explorer', true);
   }, [me, path]);
   useEffect(() => {
-    const title = path === '/sign-in' ? 'Sign in' : path.split('/')[1] || 'Explorer';
+    const title =
+      path === '/sign-in'
+        ? 'Sign in'
+        : path === '/reset-password'
+          ? 'Reset password'
+          : path.split('/')[1] || 'Explorer';
     document.title = `${title.charAt(0).toUpperCase()}${title.slice(1)} · TMD Terminal`;
   }, [path]);
   return (
@@ -128,7 +138,7 @@ function App() {
       <main id="main" tabIndex={-1}>
         {me === undefined ? (
           <p class="muted">Loading…</p>
-        ) : me === null && path !== '/sign-in' ? null : (
+        ) : me === null && !signedOutPages.has(path) ? null : (
           <Page path={path} search={search} />
         )}
       </main>

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Caller } from '../../domain/caller.ts';
 import { kindsWhere } from '../../domain/credential-kinds.ts';
 import { capAmount } from '../../domain/operator.ts';
+import { publicTestEndsAt } from '../../domain/public-test.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
@@ -68,7 +69,8 @@ export function registerKeyRoutes(app: TypedApp, deps: Services): void {
       const now = deps.now();
       accountOf(request.caller);
       const keys = await deps.accounts.keys(request.caller as Caller);
-      return { data: keys.map((k) => presentKey(k, now)), meta: { count: keys.length } };
+      const publicTestEnd = publicTestEndsAt(deps.config);
+      return { data: keys.map((k) => presentKey(k, now, publicTestEnd)), meta: { count: keys.length } };
     },
   );
 
@@ -118,6 +120,10 @@ export function registerKeyRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request) =>
-      presentKey(await deps.credentials.revokeKey(accountOf(request.caller), request.params.id), deps.now()),
+      presentKey(
+        await deps.credentials.revokeKey(accountOf(request.caller), request.params.id),
+        deps.now(),
+        publicTestEndsAt(deps.config),
+      ),
   );
 }
