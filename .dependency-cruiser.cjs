@@ -8,8 +8,8 @@
  *   catalog/, store/, limits/       the data's layers; never the domain or a face
  *   planners/                       adapters of the domain's Planner port; only the composition picks one
  *   collectors/                     the collectors' HTTP client and schedule; only the composition uses them
- *   payments/, notify/, oauth/      Stripe, the outgoing webhook, the OAuth server: adapters of domain
- *                                   ports, composition only
+ *   payments/, notify/, oauth/,     Stripe, the outgoing webhook, the OAuth server, SMTP mail: adapters
+ *   mail/                           of domain ports, composition only
  */
 const faces = ['^src/http/', '^src/mcp/', '^src/cli/'];
 const composition = '^src/(app|main|deps)[.]ts$';
@@ -43,6 +43,7 @@ module.exports = {
           '^src/collectors/',
           '^src/payments/',
           '^src/notify/',
+          '^src/mail/',
           '^src/oauth/',
         ],
       },
@@ -84,6 +85,7 @@ module.exports = {
           '^src/collectors/',
           '^src/payments/',
           '^src/notify/',
+          '^src/mail/',
           '^src/oauth/',
         ],
       },

@@ -186,6 +186,17 @@ export const serviceFileSchema = z
     quote_source_domains: z.array(z.string().regex(/^[a-z0-9-]+$/)).length(2),
     external_datasets: z.array(externalDatasetSchema).default([]),
     collectors: collectorsSchema.default({ user_agent: null, sources: {} }),
+    /** Password reset by email (docs/api.md): how long a link works, and how often one may be asked for. */
+    password_reset: z
+      .strictObject({
+        link_ttl_minutes: z
+          .int()
+          .min(5)
+          .max(24 * 60),
+        requests_per_email_per_hour: z.int().positive(),
+        requests_per_ip_per_hour: z.int().positive(),
+      })
+      .default({ link_ttl_minutes: 30, requests_per_email_per_hour: 3, requests_per_ip_per_hour: 10 }),
   })
   .superRefine((file, ctx) => {
     if (file.pricing.terminal_surcharge_percent !== file.pricing.how_you_pay.terminal_surcharge.percent) {
@@ -210,118 +221,138 @@ const intVar = (min: number, max: number, fallback: number) =>
     .pipe(z.number().int().min(min).max(max))
     .default(fallback);
 
-const envSchema = z.object({
-  PORT: intVar(0, 65535, 3000),
-  HOST: z.string().default('127.0.0.1'),
-  BASE_URL: z.url().optional(),
-  DATABASE_URL: z
-    .string()
-    .min(1)
-    .refine(
-      (value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^postgres(ql)?:\/\//i.test(value),
-      'must be a postgres:// or postgresql:// URL, or a SQLite file path',
-    )
-    .default('data/tmd.sqlite'),
-  /** Where dataset rows live, when not in the ledger's database (DATABASE_URL). */
-  DATASETS_DATABASE_URL: z
-    .string()
-    .min(1)
-    .refine(
-      (value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^postgres(ql)?:\/\//i.test(value),
-      'must be a postgres:// or postgresql:// URL, or a SQLite file path',
-    )
-    .optional(),
-  /** Where page queries go (a PostgreSQL read replica of the datasets' database). */
-  DATASETS_READ_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\/\S+$/i, 'must be a postgres:// or postgresql:// URL')
-    .optional(),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\/\S+$/i, 'must be a redis:// or rediss:// URL')
-    .optional(),
-  /** Prefix of every Redis key the limiter writes, so several deployments can share one Redis. */
-  REDIS_KEY_PREFIX: z.string().default('tmd:'),
-  /**
-   * With Redis unreachable, each node enforces this fraction of every limit on its own (1/N for N
-   * nodes keeps the cluster within the limit). A decimal or a fraction: 0.5, 1/3.
-   */
-  LIMITS_FALLBACK_FRACTION: z
-    .string()
-    .default('1/3')
-    .transform((raw, ctx) => {
-      const match = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*(\d+(?:\.\d+)?)\s*)?$/.exec(raw);
-      const value = match ? Number(match[1]) / (match[2] === undefined ? 1 : Number(match[2])) : Number.NaN;
-      if (!(value > 0 && value <= 1)) {
-        ctx.addIssue({ code: 'custom', message: 'must be a number in (0, 1], e.g. 0.5 or 1/3' });
-        return z.NEVER;
-      }
-      return value;
-    }),
-  /** Connections to PostgreSQL per process. */
-  DATABASE_POOL_MAX: intVar(1, 500, 10),
-  /** How long a stopping process waits for in-flight requests before it exits anyway. */
-  SHUTDOWN_GRACE_MS: intVar(0, 600_000, 10_000),
-  REQUEST_TIMEOUT_MS: intVar(1000, 600_000, 30_000),
-  ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
-  METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  DATA_DIR: z.string().default('data'),
-  CONFIG_FILE: z.string().default('config/service.json'),
-  CATALOG_FILE: z.string().default('config/catalog.json'),
-  TRUST_PROXY: z.string().optional(),
-  /**
-   * Origins whose pages may call the API with the session cookie (CORS with credentials), comma-separated
-   * serialized origins. Unset: none; key-authenticated and anonymous calls are open to every origin.
-   */
-  CORS_ORIGINS: z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      const origins = (raw ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      for (const origin of origins) {
-        let parsed: URL | undefined;
-        try {
-          parsed = new URL(origin);
-        } catch {}
-        if (parsed?.origin !== origin) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `${origin}: must be an origin like https://app.example.com`,
-          });
+const envSchema = z
+  .object({
+    PORT: intVar(0, 65535, 3000),
+    HOST: z.string().default('127.0.0.1'),
+    BASE_URL: z.url().optional(),
+    DATABASE_URL: z
+      .string()
+      .min(1)
+      .refine(
+        (value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^postgres(ql)?:\/\//i.test(value),
+        'must be a postgres:// or postgresql:// URL, or a SQLite file path',
+      )
+      .default('data/tmd.sqlite'),
+    /** Where dataset rows live, when not in the ledger's database (DATABASE_URL). */
+    DATASETS_DATABASE_URL: z
+      .string()
+      .min(1)
+      .refine(
+        (value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^postgres(ql)?:\/\//i.test(value),
+        'must be a postgres:// or postgresql:// URL, or a SQLite file path',
+      )
+      .optional(),
+    /** Where page queries go (a PostgreSQL read replica of the datasets' database). */
+    DATASETS_READ_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\/\S+$/i, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\/\S+$/i, 'must be a redis:// or rediss:// URL')
+      .optional(),
+    /** Prefix of every Redis key the limiter writes, so several deployments can share one Redis. */
+    REDIS_KEY_PREFIX: z.string().default('tmd:'),
+    /**
+     * With Redis unreachable, each node enforces this fraction of every limit on its own (1/N for N
+     * nodes keeps the cluster within the limit). A decimal or a fraction: 0.5, 1/3.
+     */
+    LIMITS_FALLBACK_FRACTION: z
+      .string()
+      .default('1/3')
+      .transform((raw, ctx) => {
+        const match = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*(\d+(?:\.\d+)?)\s*)?$/.exec(raw);
+        const value = match ? Number(match[1]) / (match[2] === undefined ? 1 : Number(match[2])) : Number.NaN;
+        if (!(value > 0 && value <= 1)) {
+          ctx.addIssue({ code: 'custom', message: 'must be a number in (0, 1], e.g. 0.5 or 1/3' });
           return z.NEVER;
         }
-      }
-      return origins;
-    }),
-  KEY_CACHE_TTL_MS: intVar(0, 60_000, 2000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /**
-   * The Workbench assistant's OpenAI-compatible chat-completions endpoint (…/v1/chat/completions of a
-   * llama.cpp server, Ollama, vLLM or a hosted API); without it the built-in planner answers.
-   */
-  ASSISTANT_URL: z.url().optional(),
-  ASSISTANT_MODEL: z.string().min(1).default('default'),
-  ASSISTANT_API_KEY: z.string().min(1).optional(),
-  /** Credentials of collector sources (docs/collectors.md). */
-  FRED_API_KEY: z.string().min(1).optional(),
-  EIA_API_KEY: z.string().min(1).optional(),
-  BLS_API_KEY: z.string().min(1).optional(),
-  /** Stripe Checkout for token packs (docs/billing.md); without them tokens are requested. */
-  STRIPE_SECRET_KEY: z.string().min(8).optional(),
-  STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
-  /** Another Stripe API address (a test server): http(s)://host:port. */
-  STRIPE_API_URL: z.url().optional(),
-  /** Where low-balance notices are POSTed, signed with the secret (docs/billing.md). */
-  ALERT_WEBHOOK_URL: z.url().optional(),
-  ALERT_WEBHOOK_SECRET: z.string().min(16).optional(),
-  /** Set to 0 to keep a node from running scheduled collectors (the others still do). */
-  COLLECTORS: z.enum(['0', '1']).default('1'),
-  ASSISTANT_TIMEOUT_MS: intVar(1000, 600_000, 60_000),
-});
+        return value;
+      }),
+    /** Connections to PostgreSQL per process. */
+    DATABASE_POOL_MAX: intVar(1, 500, 10),
+    /** How long a stopping process waits for in-flight requests before it exits anyway. */
+    SHUTDOWN_GRACE_MS: intVar(0, 600_000, 10_000),
+    REQUEST_TIMEOUT_MS: intVar(1000, 600_000, 30_000),
+    ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+    METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    DATA_DIR: z.string().default('data'),
+    CONFIG_FILE: z.string().default('config/service.json'),
+    CATALOG_FILE: z.string().default('config/catalog.json'),
+    TRUST_PROXY: z.string().optional(),
+    /**
+     * Origins whose pages may call the API with the session cookie (CORS with credentials), comma-separated
+     * serialized origins. Unset: none; key-authenticated and anonymous calls are open to every origin.
+     */
+    CORS_ORIGINS: z
+      .string()
+      .optional()
+      .transform((raw, ctx) => {
+        const origins = (raw ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        for (const origin of origins) {
+          let parsed: URL | undefined;
+          try {
+            parsed = new URL(origin);
+          } catch {}
+          if (parsed?.origin !== origin) {
+            ctx.addIssue({
+              code: 'custom',
+              message: `${origin}: must be an origin like https://app.example.com`,
+            });
+            return z.NEVER;
+          }
+        }
+        return origins;
+      }),
+    KEY_CACHE_TTL_MS: intVar(0, 60_000, 2000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * The Workbench assistant's OpenAI-compatible chat-completions endpoint (…/v1/chat/completions of a
+     * llama.cpp server, Ollama, vLLM or a hosted API); without it the built-in planner answers.
+     */
+    ASSISTANT_URL: z.url().optional(),
+    ASSISTANT_MODEL: z.string().min(1).default('default'),
+    ASSISTANT_API_KEY: z.string().min(1).optional(),
+    /** Credentials of collector sources (docs/collectors.md). */
+    FRED_API_KEY: z.string().min(1).optional(),
+    EIA_API_KEY: z.string().min(1).optional(),
+    BLS_API_KEY: z.string().min(1).optional(),
+    /** Stripe Checkout for token packs (docs/billing.md); without them tokens are requested. */
+    STRIPE_SECRET_KEY: z.string().min(8).optional(),
+    STRIPE_WEBHOOK_SECRET: z.string().min(8).optional(),
+    /** Another Stripe API address (a test server): http(s)://host:port. */
+    STRIPE_API_URL: z.url().optional(),
+    /** Where low-balance notices are POSTed, signed with the secret (docs/billing.md). */
+    ALERT_WEBHOOK_URL: z.url().optional(),
+    ALERT_WEBHOOK_SECRET: z.string().min(16).optional(),
+    /**
+     * The SMTP server that sends password-reset links: smtp://[user:password@]host:port (STARTTLS when
+     * the server offers it) or smtps:// (TLS from the start). Without it password reset answers 503.
+     */
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\/\S+$/i, 'must be an smtp:// or smtps:// URL')
+      .optional(),
+    /** The From of the service's mail, e.g. "TMD <no-reply@data.example.com>"; required with SMTP_URL. */
+    MAIL_FROM: z.string().min(3).optional(),
+    /** Set to 0 to keep a node from running scheduled collectors (the others still do). */
+    COLLECTORS: z.enum(['0', '1']).default('1'),
+    ASSISTANT_TIMEOUT_MS: intVar(1000, 600_000, 60_000),
+  })
+  .superRefine((env, ctx) => {
+    if (env.SMTP_URL !== undefined && env.MAIL_FROM === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MAIL_FROM'],
+        message: 'is required with SMTP_URL (the From of password-reset mail)',
+      });
+    }
+  });
 
 export type Env = z.infer<typeof envSchema>;
 

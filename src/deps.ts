@@ -22,7 +22,9 @@ import { Idempotency } from './domain/idempotency.ts';
 import { DataImports } from './domain/imports.ts';
 import { Charges } from './domain/metering.ts';
 import { Operator } from './domain/operator.ts';
+import { PasswordResets } from './domain/password-resets.ts';
 import { isP0, listCostOf, makePricing } from './domain/pricing.ts';
+import { publicTestEndsAt } from './domain/public-test.ts';
 import { DataReads } from './domain/reads.ts';
 import { Recipes } from './domain/recipes.ts';
 import { Sessions } from './domain/sessions.ts';
@@ -30,6 +32,7 @@ import { HeldSlots } from './limits/held-slots.ts';
 import { MemoryLimiter } from './limits/memory-limiter.ts';
 import type { Limiter } from './limits/port.ts';
 import { FallbackLimiter } from './limits/redis/fallback-limiter.ts';
+import { SmtpMailer } from './mail/smtp-mailer.ts';
 import { Metrics } from './metrics.ts';
 import { WebhookAlerts } from './notify/webhook.ts';
 import { OidcOAuthServer } from './oauth/provider.ts';
@@ -48,6 +51,8 @@ export interface Deps extends EdgeServices {
   /** Where dataset rows are read and loaded: `store` itself unless DATASETS_DATABASE_URL names another. */
   datasets: Datasets;
   sessions: Sessions;
+  /** The SMTP adapter of password-reset mail; null without SMTP_URL. */
+  mailer: SmtpMailer | null;
 }
 
 export type { ProcessLog };
@@ -312,7 +317,6 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
 
   const secret = loadSecret(env);
   const sessions = new Sessions(store, derive(secret, 'session-jwt'), now);
-  const endsAt = config.pricing.free_public_test.ends_at;
   // MCP sign-in needs the public origin: the issuer and the resource are URLs clients check.
   const oauth = env.BASE_URL
     ? new OidcOAuthServer({
@@ -326,13 +330,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
         ...(options.oauthFetch && { fetch: options.oauthFetch }),
       })
     : null;
-  const auth = new Authenticator(
-    store,
-    sessions,
-    now,
-    () => (endsAt === null ? null : Date.parse(endsAt)),
-    oauth,
-  );
+  const auth = new Authenticator(store, sessions, now, () => publicTestEndsAt(config), oauth);
   const connections = new Connections(store, oauth, now);
   const credentials = new Credentials({
     store,
@@ -341,6 +339,20 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     config,
     now,
     ipSalt: derive(secret, 'ip-salt').toString('hex'),
+  });
+  const mailer =
+    env.SMTP_URL && env.MAIL_FROM ? new SmtpMailer({ url: env.SMTP_URL, from: env.MAIL_FROM }) : null;
+  const passwordResets = new PasswordResets({
+    store,
+    limiter,
+    mailer,
+    config,
+    now,
+    ipSalt: derive(secret, 'ip-salt').toString('hex'),
+    onMailFailure: (error) =>
+      log.warn('a password-reset mail could not be sent', {
+        err: (error as Error)?.message ?? String(error),
+      }),
   });
   const charges = new Charges();
   const alerts =
@@ -428,6 +440,8 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     sessions,
     auth,
     credentials,
+    passwordResets,
+    mailer,
     reads,
     recipes,
     accounts,
@@ -456,6 +470,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
 
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.slots.close();
+  deps.mailer?.close();
   await deps.limiter.close();
   await deps.store.close();
   if (deps.datasets !== deps.store) await deps.datasets.close();

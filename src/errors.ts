@@ -20,6 +20,7 @@ export const errorCatalogue = {
   invalid_cursor: { status: 400, rpc: jsonRpc.serverError, title: 'Invalid cursor' },
   invalid_signature: { status: 400, rpc: jsonRpc.serverError, title: 'Invalid webhook signature' },
   malformed_json: { status: 400, rpc: jsonRpc.parseError, title: 'Malformed JSON body' },
+  invalid_reset_token: { status: 400, rpc: jsonRpc.serverError, title: 'Invalid password-reset link' },
   missing_credentials: { status: 401, rpc: jsonRpc.serverError, title: 'Missing credentials' },
   invalid_key: { status: 401, rpc: jsonRpc.serverError, title: 'Invalid key' },
   key_expired: { status: 401, rpc: jsonRpc.serverError, title: 'Key expired' },
@@ -46,6 +47,7 @@ export const errorCatalogue = {
   not_acceptable: { status: 406, rpc: jsonRpc.serverError, title: 'Not acceptable' },
   request_timeout: { status: 408, rpc: jsonRpc.serverError, title: 'Request timeout' },
   conflict: { status: 409, rpc: jsonRpc.serverError, title: 'Conflict' },
+  account_exists: { status: 409, rpc: jsonRpc.serverError, title: 'An account with this email exists' },
   payload_too_large: { status: 413, rpc: jsonRpc.serverError, title: 'Payload too large' },
   idempotency_key_reused: {
     status: 422,
@@ -60,11 +62,21 @@ export const errorCatalogue = {
   ip_fence: { status: 429, rpc: jsonRpc.serverError, title: 'Too many requests from this IP address' },
   issuance_limited: { status: 429, rpc: jsonRpc.serverError, title: 'Key issuance limit reached' },
   login_throttled: { status: 429, rpc: jsonRpc.serverError, title: 'Too many failed logins' },
+  password_reset_limited: {
+    status: 429,
+    rpc: jsonRpc.serverError,
+    title: 'Too many password-reset requests',
+  },
   fair_use_limit: { status: 429, rpc: jsonRpc.serverError, title: 'Workbench fair-use limit reached' },
   internal_error: { status: 500, rpc: jsonRpc.internalError, title: 'Internal error' },
   not_live: { status: 501, rpc: jsonRpc.serverError, title: 'Not live' },
   service_unavailable: { status: 503, rpc: jsonRpc.serverError, title: 'Service unavailable' },
   dataset_unavailable: { status: 503, rpc: jsonRpc.serverError, title: 'Dataset unavailable' },
+  password_reset_unavailable: {
+    status: 503,
+    rpc: jsonRpc.serverError,
+    title: 'Password reset by email is not set up',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof errorCatalogue;

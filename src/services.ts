@@ -17,6 +17,7 @@ import type { Idempotency } from './domain/idempotency.ts';
 import type { DataImports } from './domain/imports.ts';
 import type { Charges } from './domain/metering.ts';
 import type { Operator } from './domain/operator.ts';
+import type { PasswordResets } from './domain/password-resets.ts';
 import type { Pricing } from './domain/pricing.ts';
 import type { DataReads } from './domain/reads.ts';
 import type { Recipes } from './domain/recipes.ts';
@@ -36,6 +37,8 @@ export interface Services {
   pricing: Pricing;
   catalog: Catalog;
   credentials: Credentials;
+  /** Password reset by email: the link, and the new password it sets. */
+  passwordResets: PasswordResets;
   reads: DataReads;
   recipes: Recipes;
   accounts: Accounts;

@@ -150,9 +150,15 @@ describe('public-test keys', () => {
     assert.equal(await server.deps.store.findAccountByEmail('cap5@example.com'), null, 'no account');
     assert.deepEqual(await server.deps.store.auditLedger(), ledgerBefore, 'no wallet, no grant');
 
-    const rotated = await register('cap0@example.com');
+    const rotated = await server.request('POST', '/api/v1/auth/public-test', {
+      headers: ip,
+      body: { email: 'cap0@example.com', password: 'correct horse battery', rotate_key: true },
+    });
     assert.equal(rotated.status, 200, 'an existing account gets its new key from the same address');
     assert.equal(rotated.json.grant_credited, false);
+    const probe = await register('cap1@example.com');
+    assert.equal(probe.status, 429, 'registering a taken email without rotate_key counts as a new account');
+    assert.equal(probe.json.code, 'issuance_limited');
     const elsewhere = await server.request('POST', '/api/v1/auth/public-test', {
       headers: { 'x-forwarded-for': '192.0.2.89' },
       body: { email: 'cap5@example.com', password: 'correct horse battery' },
@@ -201,9 +207,15 @@ describe('public-test keys', () => {
     });
     assert.equal(made.status, 201, made.text);
     assert.equal(made.json.wallet.balance, '0', 'no grant at creation');
-    const first = await server.request('POST', '/api/v1/auth/public-test', {
+    const refused = await server.request('POST', '/api/v1/auth/public-test', {
       headers: { 'x-forwarded-for': freshIp() },
       body: { email, password: 'a long passphrase' },
+    });
+    assert.equal(refused.status, 409, 'the email has an account: rotate_key asks for its key');
+    assert.equal(refused.json.code, 'account_exists');
+    const first = await server.request('POST', '/api/v1/auth/public-test', {
+      headers: { 'x-forwarded-for': freshIp() },
+      body: { email, password: 'a long passphrase', rotate_key: true },
     });
     assert.equal(first.status, 200, first.text);
     assert.equal(first.json.rotated, false, 'there was no public-test key to rotate');
@@ -211,17 +223,42 @@ describe('public-test keys', () => {
     assert.equal(first.json.balance, '10000');
     const again = await server.request('POST', '/api/v1/auth/public-test', {
       headers: { 'x-forwarded-for': freshIp() },
-      body: { email, password: 'a long passphrase' },
+      body: { email, password: 'a long passphrase', rotate_key: true },
     });
     assert.equal(again.json.rotated, true);
     assert.equal(again.json.grant_credited, false);
     assert.equal(again.json.balance, '10000');
   });
 
-  test('registering again rotates the key, revokes the old one and never credits the grant twice', async () => {
+  test('registering an email that has an account is 409 account_exists, whatever the password, and changes nothing', async () => {
+    const first = await publicTestKey(server);
+    for (const password of [first.password, 'wrong password here']) {
+      const res = await server.request('POST', '/api/v1/auth/public-test', {
+        headers: { 'x-forwarded-for': freshIp() },
+        body: { email: first.email.toUpperCase(), password },
+      });
+      assert.equal(res.status, 409, res.text);
+      assert.equal(res.json.code, 'account_exists');
+      assert.equal(res.json.title, 'An account with this email exists');
+      assert.equal(
+        res.json.detail,
+        'An account with this email exists: sign in (or reset your password). To replace its public-test key, register again with "rotate_key": true and its password.',
+      );
+      assert.equal(res.json.key, undefined);
+    }
+    assert.equal((await server.request('GET', P0_COST5, { headers: bearer(first.key) })).status, 200);
+    const keys = await server.deps.store.listKeys(first.accountId);
+    assert.deepEqual(
+      keys.map((k) => [k.kind, k.revokedAt]),
+      [['public_test', null]],
+      'no key revoked, none issued',
+    );
+  });
+
+  test('registering again with rotate_key rotates the key, revokes the old one and never credits the grant twice', async () => {
     const first = await publicTestKey(server);
     const second = await server.request('POST', '/api/v1/auth/public-test', {
-      body: { email: first.email, password: first.password },
+      body: { email: first.email, password: first.password, rotate_key: true },
     });
     assert.equal(second.status, 200);
     assert.equal(second.json.rotated, true);
@@ -238,10 +275,10 @@ describe('public-test keys', () => {
     assert.equal(grants.length, 1);
   });
 
-  test('a wrong password is 401 invalid_login and changes nothing', async () => {
+  test('rotate_key with a wrong password is 401 invalid_login and changes nothing', async () => {
     const first = await publicTestKey(server);
     const res = await server.request('POST', '/api/v1/auth/public-test', {
-      body: { email: first.email, password: 'wrong password here' },
+      body: { email: first.email, password: 'wrong password here', rotate_key: true },
     });
     assert.equal(res.status, 401);
     assert.equal(res.json.code, 'invalid_login');
@@ -260,7 +297,7 @@ describe('public-test keys', () => {
     assert.equal(expired.json.code, 'key_expired');
     server.clock.advance(45 * DAY);
     const renewed = await server.request('POST', '/api/v1/auth/public-test', {
-      body: { email: first.email, password: first.password },
+      body: { email: first.email, password: first.password, rotate_key: true },
     });
     assert.equal(renewed.status, 200);
     assert.equal(
@@ -270,13 +307,46 @@ describe('public-test keys', () => {
     );
     server.clock.advance(15 * DAY);
     const closed = await server.request('POST', '/api/v1/auth/public-test', {
-      body: { email: first.email, password: first.password },
+      body: { email: first.email, password: first.password, rotate_key: true },
     });
     assert.equal(closed.status, 403);
     assert.equal(closed.json.code, 'public_test_window_closed');
     const lastKey = await server.request('GET', P0_COST5, { headers: bearer(renewed.json.key) });
     assert.equal(lastKey.status, 401);
     assert.equal(lastKey.json.code, 'key_expired');
+  });
+
+  test("a key's expires_at is one value everywhere; the account's window end is apart, named as such", async () => {
+    const registered = await publicTestKey(server);
+    const { expires_at: expiresAt, window_ends_at: windowEndsAt } = registered.body;
+    assert.equal(Date.parse(expiresAt), server.clock.now() + 30 * DAY);
+    assert.equal(Date.parse(windowEndsAt), server.clock.now() + 90 * DAY);
+    const session = (
+      await server.request('POST', '/api/v1/auth/login', {
+        body: { email: registered.email, password: registered.password },
+      })
+    ).json.token;
+    const expiries = async () => {
+      const listed = await server.request('GET', '/api/v1/keys', { headers: bearer(session) });
+      const byKey = await server.request('GET', '/api/v1/me', { headers: bearer(registered.key) });
+      return { listed: listed.json.data[0].expires_at, me: byKey.json.credential.expires_at };
+    };
+    assert.deepEqual(await expiries(), { listed: expiresAt, me: expiresAt });
+    const me = await server.request('GET', '/api/v1/me', { headers: bearer(session) });
+    assert.equal(me.json.account.public_test_window_ends_at, windowEndsAt);
+
+    // The operator ends the public test sooner: the key stops then, and says so wherever it is shown.
+    const fpt = server.deps.config.pricing.free_public_test;
+    const endsAt = new Date(server.clock.now() + 10 * DAY).toISOString();
+    const before = fpt.ends_at;
+    fpt.ends_at = endsAt;
+    try {
+      assert.deepEqual(await expiries(), { listed: endsAt, me: endsAt });
+      const again = await server.request('GET', '/api/v1/me', { headers: bearer(session) });
+      assert.equal(again.json.account.public_test_window_ends_at, endsAt);
+    } finally {
+      fpt.ends_at = before;
+    }
   });
 
   test('a public-test key cannot manage keys', async () => {

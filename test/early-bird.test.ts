@@ -93,7 +93,7 @@ describe('early_bird sessions', () => {
   test('its public-test key stays P0-only: a non-P0 read is 402 not_entitled', async () => {
     const fpt = await server.request('POST', '/api/v1/auth/public-test', {
       headers: { 'x-forwarded-for': freshIp() },
-      body: { email: early.email, password: early.password },
+      body: { email: early.email, password: early.password, rotate_key: true },
     });
     assert.ok(fpt.status === 201 || fpt.status === 200, fpt.text);
     const refused = await server.request('GET', NON_P0, { headers: bearer(fpt.json.key) });

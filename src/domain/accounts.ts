@@ -9,6 +9,7 @@ import { burnedThisMonth, type MeterDeps, tierOf } from './metering.ts';
 import { MICROS_PER_TOKEN } from './money.ts';
 import { type Entitlements, entitlementsOf } from './packages.ts';
 import { nextTier } from './pricing.ts';
+import { publicTestWindowEnd } from './public-test.ts';
 import { utcMonthStart } from './spending-caps.ts';
 import { summarizeUsage, type UsageSummary, usageScope } from './usage-summary.ts';
 
@@ -21,6 +22,8 @@ export interface AccountSnapshot {
   next: { tier: Tier; tokensNeededMicros: bigint } | null;
   limits: CallerLimits;
   entitlements: Entitlements | null;
+  /** When the account's public-test window closes (null: it never registered for the public test). */
+  publicTestWindowEnd: number | null;
 }
 
 export interface AccountsDeps extends MeterDeps {
@@ -75,6 +78,7 @@ export class Accounts {
         : null,
       limits: limitsFor(this.#deps.config, this.#deps.pricing, fresh, now),
       entitlements: caller.account ? entitlementsOf(this.#deps.config, caller.account) : null,
+      publicTestWindowEnd: fresh.account ? publicTestWindowEnd(this.#deps.config, fresh.account) : null,
     };
   }
 

@@ -5,6 +5,7 @@ import type { Caller } from './caller.ts';
 import type { OAuthServer } from './connections.ts';
 import { digestKey, digestsEqual, looksLikeKey } from './keys.ts';
 import type { Channel } from './pricing.ts';
+import { keyExpiresAt } from './public-test.ts';
 import type { Sessions } from './sessions.ts';
 
 export interface PresentedCredential {
@@ -86,9 +87,7 @@ export class Authenticator {
     const { key, wallet, account } = found;
     const now = this.#now();
     if (key.revokedAt !== null) throw new AppError('key_revoked', 'This key has been revoked.');
-    const endsAt = key.kind === 'public_test' ? this.#publicTestEndsAt() : null;
-    const expiresAt =
-      endsAt !== null && (key.expiresAt === null || endsAt < key.expiresAt) ? endsAt : key.expiresAt;
+    const expiresAt = keyExpiresAt(key, this.#publicTestEndsAt());
     if (expiresAt !== null && expiresAt <= now) {
       throw new AppError('key_expired', `This key expired at ${new Date(expiresAt).toISOString()}.`, {
         expired_at: new Date(expiresAt).toISOString(),

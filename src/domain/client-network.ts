@@ -5,6 +5,7 @@
  * what a dual-stack socket reports) is its IPv4 address. Forwarded addresses (TRUST_PROXY) come as the
  * proxy wrote them: a port or brackets are dropped, and anything that is not an address is one client.
  */
+import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 
 /** The eight 16-bit groups of an IPv6 address, or null if it is not one. */
@@ -50,4 +51,11 @@ export function clientNetwork(value: string): string {
     .slice(0, 4)
     .map((g) => g.toString(16))
     .join(':')}::/64`;
+}
+
+/** What per-IP counters are keyed by: a salted digest of the client's network, never the raw address. */
+export function networkDigest(salt: string, clientIp: string): string {
+  return createHash('sha256')
+    .update(`${salt}:${clientNetwork(clientIp)}`)
+    .digest('hex');
 }

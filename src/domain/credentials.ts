@@ -4,12 +4,13 @@ import type { ServiceFile } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { Limiter } from '../limits/port.ts';
 import type { AccountRecord, KeyRecord, Ledger } from '../store/port.ts';
-import { clientNetwork } from './client-network.ts';
+import { networkDigest } from './client-network.ts';
 import { newId } from './ids.ts';
 import { type KeyKind, newKey } from './keys.ts';
 import { tokensToMicros } from './money.ts';
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { utcMonth } from './pricing.ts';
+import { publicTestWindowEnd } from './public-test.ts';
 import type { Sessions } from './sessions.ts';
 
 const HOUR_MS = 3_600_000;
@@ -124,17 +125,20 @@ export class Credentials {
 
   /** The instant the account's public-test window closes: start + window_days, or ends_at if sooner. */
   publicTestWindowEnd(account: AccountRecord): number | null {
-    if (account.publicTestStartedAt === null) return null;
-    const fpt = this.#deps.config.pricing.free_public_test;
-    const windowEnd = account.publicTestStartedAt + fpt.window_days * DAY_MS;
-    const endsAt = fpt.ends_at === null ? null : Date.parse(fpt.ends_at);
-    return endsAt !== null && endsAt < windowEnd ? endsAt : windowEnd;
+    return publicTestWindowEnd(this.#deps.config, account);
   }
 
+  /**
+   * Registers an email for the public test: a new account with its grant and key. An email that has an
+   * account is refused with 409 account_exists unless `rotateKey` asks, with the right password, to
+   * replace the account's public-test key. The refusal is counted against the client IP's cap of new
+   * accounts, as probing whether emails are taken is what it answers.
+   */
   async registerPublicTest(
     email: string,
     password: string,
     clientIp: string,
+    rotateKey = false,
   ): Promise<
     IssuedKey & {
       account: AccountRecord;
@@ -153,21 +157,24 @@ export class Credentials {
       throw new AppError('public_test_window_closed', 'The free public test has ended.');
     }
     const normalized = email.trim().toLowerCase();
+    const cap = config.limits.public_test.registrations_per_ip_per_day;
+    const capRefusal = `At most ${cap} new public-test accounts per IP address in 24 hours (registering an email that has an account counts too). An existing account signs in, or replaces its key with "rotate_key": true and its password.`;
+    const existing = async (found: AccountRecord): Promise<void> => {
+      if (rotateKey) return this.#checkPassword(found, normalized, password, clientIp);
+      await this.#issuancePerIp('registration', cap, clientIp, now, capRefusal);
+      throw new AppError(
+        'account_exists',
+        'An account with this email exists: sign in (or reset your password). To replace its public-test key, register again with "rotate_key": true and its password.',
+      );
+    };
     let account = await store.findAccountByEmail(normalized);
     let created = false;
     if (account) {
-      await this.#checkPassword(account, normalized, password, clientIp);
+      await existing(account);
     } else {
       // Each new account is credited the signup grant: new accounts per address are capped; a new key
       // for an existing account is not counted.
-      const cap = config.limits.public_test.registrations_per_ip_per_day;
-      await this.#issuancePerIp(
-        'registration',
-        cap,
-        clientIp,
-        now,
-        `At most ${cap} new public-test accounts per IP address in 24 hours. An existing account gets a new key with its email and password.`,
-      );
+      await this.#issuancePerIp('registration', cap, clientIp, now, capRefusal);
       const passwordHash = await hashPassword(password);
       try {
         account = await store.createAccount(
@@ -183,10 +190,10 @@ export class Credentials {
         );
         created = true;
       } catch {
-        // Two registrations raced for the same email: the other one created it; verify against it.
+        // Two registrations raced for the same email: the other one created it.
         account = await store.findAccountByEmail(normalized);
         if (!account) throw new AppError('conflict', 'Registration conflicted with another; try again.');
-        await this.#checkPassword(account, normalized, password, clientIp);
+        await existing(account);
       }
     }
     if (account.publicTestStartedAt === null) {
@@ -297,9 +304,7 @@ export class Credentials {
   }
 
   #ipDigest(clientIp: string): string {
-    return createHash('sha256')
-      .update(`${this.#deps.ipSalt}:${clientNetwork(clientIp)}`)
-      .digest('hex');
+    return networkDigest(this.#deps.ipSalt, clientIp);
   }
 
   async login(email: string, password: string, channel: 'rest' | 'terminal', clientIp: string) {

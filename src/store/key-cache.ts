@@ -149,6 +149,11 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
       await store.updateAccount(id, patch);
       evict(`acc:${id}`, (c) => c.account?.id === id);
     },
+    async completePasswordReset(digest, passwordHash, at) {
+      const result = await store.completePasswordReset(digest, passwordHash, at);
+      if (result) evict(`acc:${result.accountId}`, (c) => c.account?.id === result.accountId);
+      return result;
+    },
   };
 
   return new Proxy(store, {

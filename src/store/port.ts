@@ -10,6 +10,7 @@ import type { CollectionStore } from './collection-port.ts';
 import type { IdempotencyStore } from './idempotency-port.ts';
 import type { ImportStore, NewImportRun } from './import-port.ts';
 import type { OAuthStore } from './oauth-port.ts';
+import type { PasswordResetStore } from './password-reset-port.ts';
 
 export type { RowQuery } from '../catalog/types.ts';
 export type * from './analysis-port.ts';
@@ -298,7 +299,13 @@ export interface StoreLifecycle {
 }
 
 /** The Ledger port: accounts, keys, sessions, wallets, the ledger, usage and analyses. */
-export interface Ledger extends StoreLifecycle, AnalysisStore, BillingStore, IdempotencyStore, OAuthStore {
+export interface Ledger
+  extends StoreLifecycle,
+    AnalysisStore,
+    BillingStore,
+    IdempotencyStore,
+    OAuthStore,
+    PasswordResetStore {
   createWallet(id: string, accountId: string | null, month: string): Promise<WalletRecord>;
   getWallet(id: string): Promise<WalletRecord | null>;
   /** Creates the account and its wallet together. */

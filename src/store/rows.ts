@@ -4,6 +4,7 @@
  */
 import { importIdsOf } from './import-port.ts';
 import type { OAuthConnection, OAuthRecord } from './oauth-port.ts';
+import type { PasswordReset } from './password-reset-port.ts';
 import type {
   AccountRecord,
   CsvJoin,
@@ -176,6 +177,16 @@ export function oauthRecordFrom(r: DbRow): OAuthRecord {
     payload: str(r.payload),
     expiresAt: optNum(r.expires_at),
     consumedAt: optNum(r.consumed_at),
+  };
+}
+
+export function passwordResetFrom(r: DbRow): PasswordReset {
+  return {
+    digest: str(r.digest),
+    accountId: str(r.account_id),
+    createdAt: num(r.created_at),
+    expiresAt: num(r.expires_at),
+    usedAt: optNum(r.used_at),
   };
 }
 

@@ -7,6 +7,7 @@ import { credentialKinds } from '../domain/credential-kinds.ts';
 import { formatMicros } from '../domain/money.ts';
 import type { AccountView } from '../domain/operator.ts';
 import { entitlementsOf } from '../domain/packages.ts';
+import { publicTestEndsAt } from '../domain/public-test.ts';
 import { iso, tokens } from './common.ts';
 import { keyOut, presentKey } from './keys.ts';
 
@@ -48,6 +49,12 @@ export const accountOut = z.object({
       low_balance: tokens
         .nullable()
         .describe('The low-balance threshold: a read that takes the balance below it is notified, once.'),
+      public_test_window_ends_at: z
+        .string()
+        .nullable()
+        .describe(
+          "When the account's public-test window closes: until then its public-test keys read the free (P0) datasets at no cost, and a new key can be had. Each key stops at its own expires_at, within the window. Null if the account never registered for the public test.",
+        ),
     })
     .nullable(),
   wallet: z.object({ id: z.string(), balance: tokens }),
@@ -77,6 +84,7 @@ export function presentAccount(s: AccountSnapshot): z.infer<typeof accountOut> {
             created_at: iso(caller.account.createdAt) as string,
             low_balance:
               caller.account.lowBalanceMicros == null ? null : formatMicros(caller.account.lowBalanceMicros),
+            public_test_window_ends_at: iso(s.publicTestWindowEnd),
           }
         : null,
     wallet: { id: s.wallet.id, balance: formatMicros(s.wallet.balanceMicros) },
@@ -118,6 +126,6 @@ export function presentAccountView(config: ServiceFile, view: AccountView, now: 
     created_at: iso(view.account.createdAt) as string,
     public_test_started_at: iso(view.account.publicTestStartedAt),
     wallet: { id: view.account.walletId, balance: formatMicros(view.balanceMicros) },
-    keys: view.keys.map((k) => presentKey(k, now)),
+    keys: view.keys.map((k) => presentKey(k, now, publicTestEndsAt(config))),
   };
 }

@@ -15,6 +15,7 @@ import {
   type UsageSum,
 } from '../../src/store/port.ts';
 import { analysisStoreCases } from './analysis-store-contract.ts';
+import { passwordResetStoreCases } from './password-reset-contract.ts';
 
 const T0 = Date.parse('2026-11-21T15:00:00Z');
 const MONTH = '2026-11';
@@ -45,6 +46,10 @@ export function runLedgerContract(
     const unique = () => randomBytes(6).toString('hex');
 
     analysisStoreCases(
+      () => store,
+      () => account(),
+    );
+    passwordResetStoreCases(
       () => store,
       () => account(),
     );

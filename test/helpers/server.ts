@@ -229,9 +229,10 @@ export async function publicTestKey(
   email = `user${++emailCounter}@example.com`,
   password = 'correct horse battery',
 ) {
-  // Each from its own address: new accounts per IP are capped (limits.public_test).
+  // Each from its own address: new accounts per IP are capped (limits.public_test). An email that has an
+  // account gets a new key in place of its old one (rotate_key).
   const res = await server.request('POST', '/api/v1/auth/public-test', {
-    body: { email, password },
+    body: { email, password, rotate_key: true },
     headers: { 'x-forwarded-for': `10.9.${Math.floor(emailCounter / 250) % 250}.${emailCounter % 250}` },
   });
   assert.ok(res.status === 201 || res.status === 200, res.text);

@@ -158,7 +158,12 @@ export function whatToDo(error: ApiError): string {
     case 'daily_limit':
     case 'concurrency_limit':
     case 'ip_fence':
+    case 'password_reset_limited':
       return 'Too many requests: wait for the countdown, then try again.';
+    case 'invalid_reset_token':
+      return 'Ask for a new link, then use the newest mail.';
+    case 'password_reset_unavailable':
+      return "Ask the service's operator to set up mail.";
     case 'service_unavailable':
       return 'The service cannot serve this now. Nothing was charged: try again in a moment.';
     case 'invalid_request':

@@ -11,15 +11,19 @@ import { ExplorerPage } from './pages/explorer.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { LandingPage } from './pages/landing.tsx';
 import { PackagesPage } from './pages/packages.tsx';
+import { ResetPasswordPage } from './pages/reset-password.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { WalletPage } from './pages/wallet.tsx';
 import { currentLocation, Link, match, navigate, useLocation } from './router.tsx';
 import { refreshMe, setBalance, signedOut, useSession } from './session.ts';
 
+/** Pages for whoever is not signed in: the landing page, signing in, resetting a forgotten password. */
+const signedOutPages = new Set(['/', '/sign-in', '/reset-password']);
+
 /** Sends the user to sign-in, to come back to where they were afterwards. */
 function toSignIn(): void {
   const { path, search } = currentLocation();
-  if (path.startsWith('/sign-in')) return;
+  if (signedOutPages.has(path)) return;
   signedOut();
   const back = path === '/' ? '' : `?next=${encodeURIComponent(path + search)}`;
   navigate(`/sign-in${back}`, true);
@@ -107,12 +111,10 @@ function Header({ path }: { path: string }) {
   );
 }
 
-/** Pages a visitor sees without signing in. */
-const publicPaths = new Set(['/', '/sign-in']);
-
 function Page({ path, search, signedIn }: { path: string; search: string; signedIn: boolean }) {
   if (path === '/sign-in') return <SignInPage search={search} />;
   if (path === '/' && !signedIn) return <LandingPage />;
+  if (path === '/reset-password') return <ResetPasswordPage search={search} />;
   if (path === '/' || path === '/explorer') return <ExplorerPage search={search} />;
   const dataset = match('/dataset/:domain/:name', path);
   if (dataset) return <DatasetPage dsKey={`${dataset.domain}/${dataset.name}`} search={search} />;
@@ -139,11 +141,16 @@ function App() {
     refreshMe().catch(() => undefined);
   }, []);
   useEffect(() => {
-    if (me === null && !publicPaths.has(path)) toSignIn();
+    if (me === null && !signedOutPages.has(path)) toSignIn();
     if (me && path === '/') navigate('/explorer', true);
   }, [me, path]);
   useEffect(() => {
-    const title = path === '/sign-in' ? 'Sign in' : path.split('/')[1] || (me ? 'Explorer' : 'Welcome');
+    const title =
+      path === '/sign-in'
+        ? 'Sign in'
+        : path === '/reset-password'
+          ? 'Reset password'
+          : path.split('/')[1] || (me ? 'Explorer' : 'Welcome');
     document.title = `${title.charAt(0).toUpperCase()}${title.slice(1)} · TMD Terminal`;
   }, [path]);
   return (
@@ -155,7 +162,7 @@ function App() {
       <main id="main" tabIndex={-1}>
         {me === undefined ? (
           <p class="muted">Loading…</p>
-        ) : me === null && !publicPaths.has(path) ? null : (
+        ) : me === null && !signedOutPages.has(path) ? null : (
           <Page path={path} search={search} signedIn={Boolean(me)} />
         )}
       </main>

@@ -11,10 +11,21 @@ type Ok<Id extends keyof operations> = operations[Id]['responses'] extends {
   ? Body
   : never;
 
+/** The JSON body of an operation's 202 answer. */
+type Accepted<Id extends keyof operations> = operations[Id]['responses'] extends {
+  202: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
+
 /** One item of a listing's `data`. */
 type Item<Id extends keyof operations> = Ok<Id> extends { data: (infer One)[] } ? One : never;
 
 export type Me = Ok<'getMe'>;
+/** A public-test registration's answer (201 for a new account, 200 for a new key of an existing one). */
+export type Registered = Ok<'registerPublicTest'>;
+export type ResetRequested = Accepted<'requestPasswordReset'>;
+export type PasswordChanged = Ok<'confirmPasswordReset'>;
 export type Tier = Me['tier'];
 
 export type CatalogEntry = Item<'listCatalog'>;

@@ -113,14 +113,20 @@ class Client(Transport):
         body: dict[str, Any],
     ) -> Any:
         """Register for the free public test: creates the login account, credits the 10000-token
-        signup grant once, issues a 30-day key. Registering again with the same password rotates the
-        key.
+        signup grant once, issues a 30-day key
+
+        An email that already has an account is refused with 409 account_exists (its password is not
+        checked), unless the request sets rotate_key: then, with the right password, the account
+        gets a new public-test key and the one it had stops working.
 
         POST /api/v1/auth/public-test (operationId registerPublicTest)
 
         Args:
             body: A JSON object. email (str, required): Your email; it is the login of the account.;
-                password (str, required): 10 to 200 characters.
+                password (str, required): 10 to 200 characters.; rotate_key (bool): For an email
+                that has an account: check the password and issue a new public-test key, revoking
+                the one the account has. Without it such a registration is refused (409
+                account_exists).
 
         Returns:
             The answer: JSON as dicts and lists, any other media type as text, None when empty.
@@ -130,7 +136,7 @@ class Client(Transport):
                 400: invalid_request, malformed_json
                 401: invalid_login
                 403: forbidden, public_test_window_closed
-                409: conflict
+                409: conflict, account_exists
                 413: payload_too_large
                 415: unsupported_media_type
                 429: ip_fence, issuance_limited, login_throttled
@@ -217,6 +223,76 @@ class Client(Transport):
             self.request(
                 "POST",
                 "/api/v1/auth/login",
+                body=body,
+            )
+        )
+
+    def request_password_reset(
+        self,
+        body: dict[str, Any],
+    ) -> Any:
+        """Ask for a password-reset link by email: 202 whether or not the email has an account
+
+        When the email has an account, a link to /terminal/reset-password?token=… is mailed to it;
+        it works once, for 30 minutes (password_reset.link_ttl_minutes). The answer is the same for
+        an email with no account. 3 requests per email and 10 per client IP an hour (429
+        password_reset_limited); 503 password_reset_unavailable when the operator configured no SMTP
+        server.
+
+        POST /api/v1/auth/password-reset (operationId requestPasswordReset)
+
+        Args:
+            body: A JSON object. email (str, required): The email of the account.
+
+        Returns:
+            The answer: JSON as dicts and lists, any other media type as text, None when empty.
+
+        Raises:
+            ProblemError: on an error answer; the codes it documents:
+                400: invalid_request, malformed_json
+                413: payload_too_large
+                415: unsupported_media_type
+                429: ip_fence, password_reset_limited
+                503: service_unavailable, password_reset_unavailable
+        """
+        return self._body(
+            self.request(
+                "POST",
+                "/api/v1/auth/password-reset",
+                body=body,
+            )
+        )
+
+    def confirm_password_reset(
+        self,
+        body: dict[str, Any],
+    ) -> Any:
+        """Set a new password with a reset link's token; every session of the account ends
+
+        The token is the link's `token` parameter. It works once: a used, expired or unknown token
+        is 400 invalid_reset_token. The account's API keys keep working.
+
+        POST /api/v1/auth/password-reset/confirm (operationId confirmPasswordReset)
+
+        Args:
+            body: A JSON object. token (str, required): The reset link's token.; password (str,
+                required): 10 to 200 characters.
+
+        Returns:
+            The answer: JSON as dicts and lists, any other media type as text, None when empty.
+
+        Raises:
+            ProblemError: on an error answer; the codes it documents:
+                400: invalid_request, malformed_json, invalid_reset_token
+                413: payload_too_large
+                415: unsupported_media_type
+                429: ip_fence
+                503: service_unavailable
+        """
+        return self._body(
+            self.request(
+                "POST",
+                "/api/v1/auth/password-reset/confirm",
                 body=body,
             )
         )

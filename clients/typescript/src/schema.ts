@@ -49,7 +49,10 @@ export interface paths {
         /** The free public test (spec 2.6) */
         get: operations["describePublicTest"];
         put?: never;
-        /** Register for the free public test: creates the login account, credits the 10000-token signup grant once, issues a 30-day key. Registering again with the same password rotates the key. */
+        /**
+         * Register for the free public test: creates the login account, credits the 10000-token signup grant once, issues a 30-day key
+         * @description An email that already has an account is refused with 409 account_exists (its password is not checked), unless the request sets rotate_key: then, with the right password, the account gets a new public-test key and the one it had stops working.
+         */
         post: operations["registerPublicTest"];
         delete?: never;
         options?: never;
@@ -105,6 +108,46 @@ export interface paths {
         put?: never;
         /** Log in to an account: returns a 12-hour session JWT (also set as the tmd_session cookie) */
         post: operations["login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password-reset link by email: 202 whether or not the email has an account
+         * @description When the email has an account, a link to /terminal/reset-password?token=… is mailed to it; it works once, for 30 minutes (password_reset.link_ttl_minutes). The answer is the same for an email with no account. 3 requests per email and 10 per client IP an hour (429 password_reset_limited); 503 password_reset_unavailable when the operator configured no SMTP server.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link's token; every session of the account ends
+         * @description The token is the link's `token` parameter. It works once: a used, expired or unknown token is 400 invalid_reset_token. The account's API keys keep working.
+         */
+        post: operations["confirmPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1019,7 +1062,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "invalid_request" | "invalid_cursor" | "invalid_signature" | "malformed_json" | "missing_credentials" | "invalid_key" | "key_expired" | "key_revoked" | "invalid_session" | "invalid_token" | "invalid_login" | "invalid_admin_token" | "invalid_metrics_token" | "not_entitled" | "insufficient_tokens" | "spending_cap_reached" | "forbidden" | "public_test_window_closed" | "analysis_not_entitled" | "not_found" | "dataset_not_found" | "recipe_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "payload_too_large" | "idempotency_key_reused" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "daily_limit" | "concurrency_limit" | "ip_fence" | "issuance_limited" | "login_throttled" | "fair_use_limit" | "internal_error" | "not_live" | "service_unavailable" | "dataset_unavailable";
+            code: "invalid_request" | "invalid_cursor" | "invalid_signature" | "malformed_json" | "invalid_reset_token" | "missing_credentials" | "invalid_key" | "key_expired" | "key_revoked" | "invalid_session" | "invalid_token" | "invalid_login" | "invalid_admin_token" | "invalid_metrics_token" | "not_entitled" | "insufficient_tokens" | "spending_cap_reached" | "forbidden" | "public_test_window_closed" | "analysis_not_entitled" | "not_found" | "dataset_not_found" | "recipe_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "conflict" | "account_exists" | "payload_too_large" | "idempotency_key_reused" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "daily_limit" | "concurrency_limit" | "ip_fence" | "issuance_limited" | "login_throttled" | "password_reset_limited" | "fair_use_limit" | "internal_error" | "not_live" | "service_unavailable" | "dataset_unavailable" | "password_reset_unavailable";
             request_id: string;
             /** @description 429: seconds until a retry can succeed, as in Retry-After. */
             retry_after?: number;
@@ -1338,6 +1381,7 @@ export interface operations {
                         prefix: string;
                         name: string | null;
                         created_at: string;
+                        /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                         expires_at: string | null;
                         revoked_at: string | null;
                         /** @enum {string} */
@@ -1616,6 +1660,11 @@ export interface operations {
                     email: string;
                     /** @description 10 to 200 characters. */
                     password: string;
+                    /**
+                     * @description For an email that has an account: check the password and issue a new public-test key, revoking the one the account has. Without it such a registration is refused (409 account_exists).
+                     * @default false
+                     */
+                    rotate_key?: boolean;
                 };
             };
         };
@@ -1642,6 +1691,7 @@ export interface operations {
                         prefix: string;
                         name: string | null;
                         created_at: string;
+                        /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                         expires_at: string | null;
                         revoked_at: string | null;
                         /** @enum {string} */
@@ -1654,6 +1704,7 @@ export interface operations {
                         /** @description The key itself. It is shown once, now; only its SHA-256 digest is stored. */
                         key: string;
                         account_id: string;
+                        /** @description When the account's public-test window closes: free reads of the P0 datasets end then. The key itself stops at expires_at (30 days at most, within the window); a new one can be had until the window closes. */
                         window_ends_at: string;
                         grant_credited: boolean;
                         /** @description A public-test key of the account that still worked was revoked by this one. */
@@ -1685,6 +1736,7 @@ export interface operations {
                         prefix: string;
                         name: string | null;
                         created_at: string;
+                        /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                         expires_at: string | null;
                         revoked_at: string | null;
                         /** @enum {string} */
@@ -1697,6 +1749,7 @@ export interface operations {
                         /** @description The key itself. It is shown once, now; only its SHA-256 digest is stored. */
                         key: string;
                         account_id: string;
+                        /** @description When the account's public-test window closes: free reads of the P0 datasets end then. The key itself stops at expires_at (30 days at most, within the window); a new one can be had until the window closes. */
                         window_ends_at: string;
                         grant_credited: boolean;
                         /** @description A public-test key of the account that still worked was revoked by this one. */
@@ -1761,7 +1814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem details. Codes: conflict. */
+            /** @description Problem details. Codes: conflict, account_exists. */
             409: {
                 headers: {
                     /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
@@ -2076,6 +2129,268 @@ export interface operations {
                 };
             };
             /** @description Problem details. Codes: ip_fence, login_throttled. */
+            429: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description The email of the account.
+                     */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        /** @description How long a mailed link works. */
+                        link_ttl_minutes: number;
+                    };
+                };
+            };
+            /** @description Problem details. Codes: invalid_request, malformed_json. */
+            400: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: payload_too_large. */
+            413: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: unsupported_media_type. */
+            415: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: ip_fence, password_reset_limited. */
+            429: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: service_unavailable, password_reset_unavailable. */
+            503: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    confirmPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The reset link's token. */
+                    token: string;
+                    /** @description 10 to 200 characters. */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        password_changed: true;
+                        /** @description Sessions of the account that were open and have ended. */
+                        sessions_ended: number;
+                    };
+                };
+            };
+            /** @description Problem details. Codes: invalid_request, malformed_json, invalid_reset_token. */
+            400: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: payload_too_large. */
+            413: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: unsupported_media_type. */
+            415: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: ip_fence. */
             429: {
                 headers: {
                     /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
@@ -3543,6 +3858,8 @@ export interface operations {
                             created_at: string;
                             /** @description The low-balance threshold: a read that takes the balance below it is notified, once. */
                             low_balance: string | null;
+                            /** @description When the account's public-test window closes: until then its public-test keys read the free (P0) datasets at no cost, and a new key can be had. Each key stops at its own expires_at, within the window. Null if the account never registered for the public test. */
+                            public_test_window_ends_at: string | null;
                         } | null;
                         wallet: {
                             id: string;
@@ -3720,6 +4037,8 @@ export interface operations {
                             created_at: string;
                             /** @description The low-balance threshold: a read that takes the balance below it is notified, once. */
                             low_balance: string | null;
+                            /** @description When the account's public-test window closes: until then its public-test keys read the free (P0) datasets at no cost, and a new key can be had. Each key stops at its own expires_at, within the window. Null if the account never registered for the public test. */
+                            public_test_window_ends_at: string | null;
                         } | null;
                         wallet: {
                             id: string;
@@ -4058,6 +4377,7 @@ export interface operations {
                             prefix: string;
                             name: string | null;
                             created_at: string;
+                            /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                             expires_at: string | null;
                             revoked_at: string | null;
                             /** @enum {string} */
@@ -4213,6 +4533,7 @@ export interface operations {
                         prefix: string;
                         name: string | null;
                         created_at: string;
+                        /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                         expires_at: string | null;
                         revoked_at: string | null;
                         /** @enum {string} */
@@ -4389,6 +4710,7 @@ export interface operations {
                         prefix: string;
                         name: string | null;
                         created_at: string;
+                        /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                         expires_at: string | null;
                         revoked_at: string | null;
                         /** @enum {string} */
@@ -4589,6 +4911,7 @@ export interface operations {
                         prefix: string;
                         name: string | null;
                         created_at: string;
+                        /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                         expires_at: string | null;
                         revoked_at: string | null;
                         /** @enum {string} */
@@ -4964,6 +5287,7 @@ export interface operations {
                                 prefix: string;
                                 name: string | null;
                                 created_at: string;
+                                /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                                 expires_at: string | null;
                                 revoked_at: string | null;
                                 /** @enum {string} */
@@ -5339,6 +5663,7 @@ export interface operations {
                                 prefix: string;
                                 name: string | null;
                                 created_at: string;
+                                /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                                 expires_at: string | null;
                                 revoked_at: string | null;
                                 /** @enum {string} */
@@ -9827,6 +10152,7 @@ export interface operations {
                             prefix: string;
                             name: string | null;
                             created_at: string;
+                            /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                             expires_at: string | null;
                             revoked_at: string | null;
                             /** @enum {string} */
@@ -10041,6 +10367,7 @@ export interface operations {
                             prefix: string;
                             name: string | null;
                             created_at: string;
+                            /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                             expires_at: string | null;
                             revoked_at: string | null;
                             /** @enum {string} */
@@ -10228,6 +10555,7 @@ export interface operations {
                                 prefix: string;
                                 name: string | null;
                                 created_at: string;
+                                /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                                 expires_at: string | null;
                                 revoked_at: string | null;
                                 /** @enum {string} */
@@ -10462,6 +10790,7 @@ export interface operations {
                             prefix: string;
                             name: string | null;
                             created_at: string;
+                            /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                             expires_at: string | null;
                             revoked_at: string | null;
                             /** @enum {string} */
@@ -11107,6 +11436,7 @@ export interface operations {
                         prefix: string;
                         name: string | null;
                         created_at: string;
+                        /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                         expires_at: string | null;
                         revoked_at: string | null;
                         /** @enum {string} */
@@ -11309,6 +11639,7 @@ export interface operations {
                         prefix: string;
                         name: string | null;
                         created_at: string;
+                        /** @description When the key stops working (null: never). A public-test key also stops at the end of the public test; the account's public-test window (GET /api/v1/me) is another date, shown apart. */
                         expires_at: string | null;
                         revoked_at: string | null;
                         /** @enum {string} */

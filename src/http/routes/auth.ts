@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { kindsWhere } from '../../domain/credential-kinds.ts';
 import { formatMicros } from '../../domain/money.ts';
+import { publicTestEndsAt } from '../../domain/public-test.ts';
 import { CLEAR_SESSION_COOKIE, SESSION_COOKIE } from '../../edge/auth.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
@@ -11,14 +12,24 @@ import { issuedKeyOut, presentKey } from '../../views/keys.ts';
 import { bodyCodes, edge, problems } from '../schemas.ts';
 import { baseUrlOf } from './meta.ts';
 
+const passwordRule = z
+  .string()
+  .min(10, 'must be at least 10 characters')
+  .max(200)
+  .describe('10 to 200 characters.');
+
 const credentialsBody = z.strictObject({
   email: z.email().max(254).describe('Your email; it is the login of the account.'),
-  password: z.string().min(10, 'must be at least 10 characters').max(200).describe('10 to 200 characters.'),
+  password: passwordRule,
 });
 
 const publicTestOut = issuedKeyOut.extend({
   account_id: z.string(),
-  window_ends_at: z.string(),
+  window_ends_at: z
+    .string()
+    .describe(
+      "When the account's public-test window closes: free reads of the P0 datasets end then. The key itself stops at expires_at (30 days at most, within the window); a new one can be had until the window closes.",
+    ),
   grant_credited: z.boolean(),
   rotated: z
     .boolean()
@@ -75,8 +86,17 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
         operationId: 'registerPublicTest',
         tags: ['auth'],
         summary:
-          'Register for the free public test: creates the login account, credits the 10000-token signup grant once, issues a 30-day key. Registering again with the same password rotates the key.',
-        body: credentialsBody,
+          'Register for the free public test: creates the login account, credits the 10000-token signup grant once, issues a 30-day key',
+        description:
+          'An email that already has an account is refused with 409 account_exists (its password is not checked), unless the request sets rotate_key: then, with the right password, the account gets a new public-test key and the one it had stops working.',
+        body: credentialsBody.extend({
+          rotate_key: z
+            .boolean()
+            .default(false)
+            .describe(
+              'For an email that has an account: check the password and issue a new public-test key, revoking the one the account has. Without it such a registration is refused (409 account_exists).',
+            ),
+        }),
         response: {
           201: publicTestOut,
           200: publicTestOut.describe(
@@ -88,6 +108,7 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
             'invalid_login',
             'forbidden',
             'public_test_window_closed',
+            'account_exists',
             'conflict',
             'issuance_limited',
             'login_throttled',
@@ -101,10 +122,11 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
         request.body.email,
         request.body.password,
         request.ip,
+        request.body.rotate_key,
       );
       reply.code(result.created ? 201 : 200).header('cache-control', 'no-store');
       return {
-        ...presentKey(result.record, deps.now()),
+        ...presentKey(result.record, deps.now(), publicTestEndsAt(deps.config)),
         key: result.secret,
         account_id: result.account.id,
         window_ends_at: iso(deps.credentials.publicTestWindowEnd(result.account)) as string,
@@ -161,6 +183,78 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
         expires_at: iso(session.expiresAt) as string,
         account_id: account.id,
       };
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/password-reset',
+    {
+      // No credential is read here: a forgotten password is asked about signed out.
+      config: { auth: 'none' },
+      schema: {
+        operationId: 'requestPasswordReset',
+        tags: ['auth'],
+        summary: 'Ask for a password-reset link by email: 202 whether or not the email has an account',
+        description:
+          'When the email has an account, a link to /terminal/reset-password?token=… is mailed to it; it works once, for 30 minutes (password_reset.link_ttl_minutes). The answer is the same for an email with no account. 3 requests per email and 10 per client IP an hour (429 password_reset_limited); 503 password_reset_unavailable when the operator configured no SMTP server.',
+        body: z.strictObject({ email: z.email().max(254).describe('The email of the account.') }),
+        response: {
+          202: z.object({
+            detail: z.string(),
+            link_ttl_minutes: z.int().describe('How long a mailed link works.'),
+          }),
+          ...problems(
+            ...edge.none,
+            ...bodyCodes,
+            'password_reset_limited',
+            'password_reset_unavailable',
+            'service_unavailable',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      await deps.passwordResets.request(
+        request.body.email,
+        request.ip,
+        baseUrlOf(deps, request.host, request.protocol),
+      );
+      reply.code(202).header('cache-control', 'no-store');
+      const minutes = deps.config.password_reset.link_ttl_minutes;
+      return {
+        detail: `If an account has this email, a link to reset its password is on its way there. It works once, for ${minutes} minutes.`,
+        link_ttl_minutes: minutes,
+      };
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/password-reset/confirm',
+    {
+      config: { auth: 'none' },
+      schema: {
+        operationId: 'confirmPasswordReset',
+        tags: ['auth'],
+        summary: "Set a new password with a reset link's token; every session of the account ends",
+        description:
+          "The token is the link's `token` parameter. It works once: a used, expired or unknown token is 400 invalid_reset_token. The account's API keys keep working.",
+        body: z.strictObject({
+          token: z.string().min(1).max(200).describe("The reset link's token."),
+          password: passwordRule,
+        }),
+        response: {
+          200: z.object({
+            password_changed: z.literal(true),
+            sessions_ended: z.int().describe('Sessions of the account that were open and have ended.'),
+          }),
+          ...problems(...edge.none, ...bodyCodes, 'invalid_reset_token', 'service_unavailable'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { sessionsEnded } = await deps.passwordResets.confirm(request.body.token, request.body.password);
+      reply.header('cache-control', 'no-store').header('set-cookie', CLEAR_SESSION_COOKIE);
+      return { password_changed: true as const, sessions_ended: sessionsEnded };
     },
   );
 

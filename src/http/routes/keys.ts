@@ -4,6 +4,7 @@ import type { Caller } from '../../domain/caller.ts';
 import { kindsWhere } from '../../domain/credential-kinds.ts';
 import { formatMicros } from '../../domain/money.ts';
 import { capAmount } from '../../domain/operator.ts';
+import { publicTestEndsAt } from '../../domain/public-test.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
@@ -76,9 +77,10 @@ export function registerKeyRoutes(app: TypedApp, deps: Services): void {
       const now = deps.now();
       accountOf(request.caller);
       const keys = await deps.accounts.keysWithUsage(request.caller as Caller);
+      const publicTestEnd = publicTestEndsAt(deps.config);
       return {
         data: keys.map(({ key, burnedThisMonthMicros }) => ({
-          ...presentKey(key, now),
+          ...presentKey(key, now, publicTestEnd),
           burned_this_month: formatMicros(burnedThisMonthMicros),
         })),
         meta: { count: keys.length },
@@ -132,6 +134,10 @@ export function registerKeyRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request) =>
-      presentKey(await deps.credentials.revokeKey(accountOf(request.caller), request.params.id), deps.now()),
+      presentKey(
+        await deps.credentials.revokeKey(accountOf(request.caller), request.params.id),
+        deps.now(),
+        publicTestEndsAt(deps.config),
+      ),
   );
 }

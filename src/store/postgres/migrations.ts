@@ -700,4 +700,21 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       CREATE INDEX oauth_connections_account ON oauth_connections (account_id, created_at);
     `,
   },
+  {
+    version: 16,
+    name: 'password resets',
+    // A reset link's token is stored as its SHA-256 digest only; the sessions index ends an account's
+    // sessions at once when its password is reset.
+    sql: `
+      CREATE TABLE password_resets (
+        digest TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        used_at bigint
+      );
+      CREATE INDEX password_resets_account ON password_resets (account_id) WHERE used_at IS NULL;
+      CREATE INDEX sessions_account ON sessions (account_id) WHERE revoked_at IS NULL;
+    `,
+  },
 ];

@@ -44,6 +44,7 @@ import {
 } from '../import-port.ts';
 import { importRunFrom, NEW_RUN_COLUMNS, newRunValues } from '../import-rows.ts';
 import type { NewOAuthRecord, OAuthConnection, OAuthRecord } from '../oauth-port.ts';
+import type { PasswordReset } from '../password-reset-port.ts';
 import type {
   AnalysisRecord,
   AnalysisRunOutcome,
@@ -101,6 +102,7 @@ import {
   optNum,
   optStr,
   pageOfRows,
+  passwordResetFrom,
   rowLimit,
   str,
   usageFrom,
@@ -728,6 +730,45 @@ export class PostgresStore implements Store {
 
   async revokeSession(id: string, at: number): Promise<void> {
     await this.#q('UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
+  }
+
+  async insertPasswordReset(reset: PasswordReset): Promise<void> {
+    await this.#q(
+      'INSERT INTO password_resets (digest, account_id, created_at, expires_at, used_at) VALUES ($1, $2, $3, $4, $5)',
+      [reset.digest, reset.accountId, reset.createdAt, reset.expiresAt, reset.usedAt],
+    );
+  }
+
+  async findPasswordReset(digest: string): Promise<PasswordReset | null> {
+    const row = await this.#one('SELECT * FROM password_resets WHERE digest = $1', [digest]);
+    return row ? passwordResetFrom(row) : null;
+  }
+
+  async completePasswordReset(
+    digest: string,
+    passwordHash: string,
+    at: number,
+  ): Promise<{ accountId: string; sessionsEnded: number } | null> {
+    return this.#tx(async (tx) => {
+      const used = await tx.query<DbRow>(
+        `UPDATE password_resets SET used_at = $1 WHERE digest = $2 AND used_at IS NULL AND expires_at > $1
+         RETURNING account_id`,
+        [at, digest],
+      );
+      const row = used.rows[0];
+      if (!row) return null;
+      const accountId = str(row.account_id);
+      await tx.query('UPDATE password_resets SET used_at = $1 WHERE account_id = $2 AND used_at IS NULL', [
+        at,
+        accountId,
+      ]);
+      await tx.query('UPDATE accounts SET password_hash = $1 WHERE id = $2', [passwordHash, accountId]);
+      const ended = await tx.query(
+        'UPDATE sessions SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL',
+        [at, accountId],
+      );
+      return { accountId, sessionsEnded: ended.rowCount ?? 0 };
+    });
   }
 
   /**

@@ -39,6 +39,7 @@ import {
 } from '../import-port.ts';
 import { importRunFrom } from '../import-rows.ts';
 import type { NewOAuthRecord, OAuthConnection, OAuthRecord } from '../oauth-port.ts';
+import type { PasswordReset } from '../password-reset-port.ts';
 import type {
   AnalysisRecord,
   AnalysisRunOutcome,
@@ -86,6 +87,7 @@ import {
   optNum,
   optStr,
   pageOfRows,
+  passwordResetFrom,
   rowLimit,
   str,
   usageFrom,
@@ -747,6 +749,52 @@ export class SqliteStore implements Store {
 
   async revokeSession(id: string, at: number): Promise<void> {
     this.#run('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', at, id);
+  }
+
+  async insertPasswordReset(reset: PasswordReset): Promise<void> {
+    this.#run(
+      'INSERT INTO password_resets (digest, account_id, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?)',
+      reset.digest,
+      reset.accountId,
+      reset.createdAt,
+      reset.expiresAt,
+      reset.usedAt,
+    );
+  }
+
+  async findPasswordReset(digest: string): Promise<PasswordReset | null> {
+    const row = this.#get('SELECT * FROM password_resets WHERE digest = ?', digest);
+    return row ? passwordResetFrom(row) : null;
+  }
+
+  async completePasswordReset(
+    digest: string,
+    passwordHash: string,
+    at: number,
+  ): Promise<{ accountId: string; sessionsEnded: number } | null> {
+    return this.#tx(() => {
+      const row = this.#get(
+        `UPDATE password_resets SET used_at = ? WHERE digest = ? AND used_at IS NULL AND expires_at > ?
+         RETURNING account_id`,
+        at,
+        digest,
+        at,
+      );
+      if (!row) return null;
+      const accountId = str(row.account_id);
+      this.#run(
+        'UPDATE password_resets SET used_at = ? WHERE account_id = ? AND used_at IS NULL',
+        at,
+        accountId,
+      );
+      this.#run('UPDATE accounts SET password_hash = ? WHERE id = ?', passwordHash, accountId);
+      const ended = this.#run(
+        'UPDATE sessions SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL',
+        at,
+        accountId,
+      );
+      return { accountId, sessionsEnded: Number(ended.changes) };
+    });
   }
 
   /**

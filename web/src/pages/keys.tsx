@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { ProblemBox } from '../components/problem-box.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
+import { useSession } from '../session.ts';
 import type { Connection, Key } from '../types.ts';
 import { ConnectSnippets } from './connect-snippets.tsx';
 
@@ -30,6 +31,7 @@ function Copy({ text, label }: { text: string; label: string }) {
 }
 
 export function KeysPage() {
+  const { me } = useSession();
   const [keys, setKeys] = useState<Key[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [name, setName] = useState('');
@@ -141,8 +143,15 @@ export function KeysPage() {
       {error !== null && <ProblemBox error={error} />}
       {publicTest && (
         <p class="notice">
-          Your public-test key <code>{publicTest.prefix}</code> reads the free (P0) datasets at no cost until{' '}
-          <strong>{when(publicTest.expires_at)}</strong>.
+          Your public-test key <code>{publicTest.prefix}</code> expires{' '}
+          <strong data-testid="public-test-expires">{when(publicTest.expires_at)}</strong>.
+          {me?.account?.public_test_window_ends_at && (
+            <>
+              {' '}
+              Public-test window: free reads of P0 datasets until{' '}
+              <strong data-testid="public-test-window">{when(me.account.public_test_window_ends_at)}</strong>.
+            </>
+          )}
         </p>
       )}
       <form class="card row" onSubmit={create} aria-label="Create a wallet key" noValidate>
