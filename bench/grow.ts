@@ -76,7 +76,10 @@ async function provision(name: string, rows: number, keys: number): Promise<stri
   const entry = deps.reads.resolve(dataset);
   const def = entry.dataset;
   const periods = Math.ceil(rows / def.sample.entities / (def.sample.per_period ?? 1));
-  const generated = generateSampleRows({ ...def, sample: { ...def.sample, periods } }).slice(0, rows);
+  const generated = generateSampleRows({ ...def, sample: { ...def.sample, periods } }, Date.now()).slice(
+    0,
+    rows,
+  );
   await deps.store.loadRows(def.key, def.time_field, generated, 'sample', entry.columns);
   await closeDeps(deps);
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { FieldType } from './types.ts';
-import { fieldTypes, sampleSteps } from './types.ts';
+import { fieldTypes, sampleCalendars, sampleSeriesNames, sampleSteps } from './types.ts';
 
 /**
  * Schema of config/catalog.json. Operators replace this file, so every problem is reported with
@@ -38,6 +38,7 @@ const fieldSampleSchema = z.strictObject({
   walk: z.boolean().optional(),
   times: z.array(z.string().regex(TIME_OF_DAY_PATTERN, 'must be HH:MM (UTC)')).min(1).optional(),
   null_rate: z.number().min(0).max(1).optional(),
+  series: z.enum(sampleSeriesNames).optional(),
 });
 
 const fieldSchema = z.strictObject({
@@ -51,6 +52,8 @@ const fieldSchema = z.strictObject({
 const datasetSampleSchema = z.strictObject({
   from: z.string().refine(isRealDate, 'must be a real date, YYYY-MM-DD'),
   step: z.enum(sampleSteps),
+  calendar: z.enum(sampleCalendars).optional(),
+  scheduled: z.boolean().optional(),
   periods: z.number().int().min(1),
   entities: z.number().int().min(1),
   per_period: z.number().int().min(1).optional(),
@@ -184,6 +187,8 @@ function checkDataset(value: unknown, ctx: Ctx): void {
     if (name === timeField)
       issue(['entity_fields', k], ` field "${name}": the time field cannot also be an entity field`);
   });
+  if (sample?.calendar !== undefined && step !== undefined && step !== 'day')
+    issue(['sample', 'calendar'], `: sample.calendar applies to a step of "day", not "${step}"`);
   if (entityFields.length === 0 && entities !== undefined && entities !== 1)
     issue(['sample', 'entities'], `: sample.entities must be 1 when entity_fields is empty`);
 
@@ -233,6 +238,17 @@ function checkDataset(value: unknown, ctx: Ctx): void {
       fieldIssue(at('walk'), 'sample.walk applies to integer and number fields');
     if (s.walk === true && isEntity)
       fieldIssue(at('walk'), 'an entity field is constant per entity and cannot walk');
+    if (s.series !== undefined) {
+      if (!numeric) fieldIssue(at('series'), 'sample.series applies to integer and number fields');
+      else if (isTime || isEntity)
+        fieldIssue(at('series'), 'the time and entity fields cannot follow a series');
+      else if (step !== undefined && step !== 'day')
+        fieldIssue(at('series'), `sample.series needs a step of "day", not "${step}"`);
+      else if (entitySeen.size === 0)
+        fieldIssue(at('series'), 'sample.series needs an entity field to name whose series it is');
+      else if (asArray(s.values).length === 0)
+        fieldIssue(at('series'), "sample.series needs values: each entity's level");
+    }
     if (s.times !== undefined && type !== 'datetime')
       fieldIssue(at('times'), 'sample.times applies to datetime fields');
     if (isTime && s.times !== undefined && step === 'hour')

@@ -1,22 +1,29 @@
+import { MS_DAY, samplePeriods } from './sample-calendar.ts';
+import { fnv1a, gaussian, mulberry32 } from './sample-random.ts';
+import { SeriesPath } from './sample-series.ts';
 import type { DatasetDef, FieldDef, Row, SampleStep, Scalar } from './types.ts';
 
 /**
  * Deterministic sample rows for a catalog dataset, so a fresh start serves every dataset.
  *
- * The same definition always yields the same rows: the only randomness is a mulberry32 PRNG
- * seeded with the FNV-1a hash of the dataset key, and the only dates are those in `sample`.
+ * The same definition and `nowMs` always yield the same rows: the randomness is a mulberry32 PRNG
+ * seeded with the FNV-1a hash of the dataset key, or of the entity for shared series.
  *
  * Rules beyond the comments in types.ts:
- * - Periods are calendar steps from `sample.from`. Day steps do not skip weekends: there is no
- *   business-day flag in the catalog shape and the event calendars must cover every day. Month,
- *   quarter and year steps keep the day of month (clamped); a `from` on a month end stays on
- *   month ends, so quarter-end and fiscal-year-end series line up.
+ * - The periods are those of `samplePeriods` (sample-calendar.ts): they end at now (a scheduled sample
+ *   keeps its span from `sample.from`), day steps keep to the sample's calendar (US market trading days
+ *   for market data), month, quarter and year steps keep the day of month (clamped) of `from`, and a
+ *   `from` on a month end stays on month ends, so quarter-end and fiscal-year-end series line up. Rows
+ *   timed after now are left out, except in a scheduled sample.
  * - Entity i takes index i (cycling) of every entity field's `values`, so e.g. symbol, company
  *   name and exchange line up.
  * - Datetime time fields with `times` (and a step of a day or more) put row j of entity i at
  *   `times[(i * per_period + j) % times.length]`; so either every entity has its own slot
  *   (one row a period) or every row of a period has its own slot (per_period = times.length).
  *   Without `times`, the rows of a period are spread evenly over the hour or the day.
+ * - `series` fields take the shared path of their entity (sample-series.ts), named by the value of
+ *   the first entity field and starting from `values[i]`: the value of the day, or with several rows a
+ *   day, bar j of per_period through it (the last bar ends on the day's value).
  * - `walk` fields start at `values[i]` for entity i when `values` is given (a per-entity level,
  *   e.g. a stock's price), otherwise inside [min, max]; they move multiplicatively (so a level
  *   never changes sign and a zero stays zero), revert slowly towards the start level and reflect
@@ -27,16 +34,18 @@ import type { DatasetDef, FieldDef, Row, SampleStep, Scalar } from './types.ts';
  *   otherwise true or false evenly.
  * - When open, high, low and close exist, close is generated as usual, open follows the previous
  *   close, high/low bracket both, a `vwap` falls between low and high, and an adjusted close
- *   (`adj_close`/`adjusted_close`) equals close: recent sample history has no corporate actions.
+ *   (`adj_close`/`adjusted_close`) equals close: recent sample history has no corporate actions. When
+ *   close is a shared series, the previous close is the series' and the draws are seeded by entity and
+ *   time, so datasets that agree on the close agree on the whole bar.
  * - String fields without `values` get a value shaped by their name: accession numbers (from the
  *   row's CIK), `*_id` and `guid` (field-date-sequence), `sha256`/`md5`/`etag` (hex), `doi`
  *   (the 10.5555 test prefix, so a sample DOI never resolves) and `url`/`link` (example.com).
  * - Every row has every field, in catalog order; rows are sorted by time, then entity, then their
  *   order within the period.
- * - Given `nowMs`, an `actual` field is null in rows later than it: an event not yet released has no
- *   outcome (its forecast and previous stay).
+ * - An `actual` field is null in rows later than now: an event not yet released has no outcome (its
+ *   forecast and previous stay).
  */
-export function generateSampleRows(def: DatasetDef, nowMs?: number): Row[] {
+export function generateSampleRows(def: DatasetDef, nowMs: number): Row[] {
   const rng = mulberry32(fnv1a(def.key));
   const { sample } = def;
   const perPeriod = Math.max(1, sample.per_period ?? 1);
@@ -51,35 +60,38 @@ export function generateSampleRows(def: DatasetDef, nowMs?: number): Row[] {
     (f) => !(ohlc && (f.name === 'open' || f.name === 'high' || f.name === 'low')),
   );
   const stepSigma = WALK_SIGMA[sample.step] / Math.sqrt(perPeriod);
-  const fromMs = parseDateMs(sample.from);
-  const fromIsMonthEnd = isMonthEnd(fromMs);
+  const periods = samplePeriods(sample, nowMs);
   const datasetName = def.key.slice(def.key.indexOf('/') + 1);
 
   // Walk state lives in one array per entity, indexed by the field's position in `otherPlan`.
-  const isWalk = otherPlan.map(
-    (f) => f.sample?.walk === true && (f.type === 'integer' || f.type === 'number'),
-  );
+  const numeric = (f: FieldDef) => f.type === 'integer' || f.type === 'number';
+  const isSeries = otherPlan.map((f) => f.sample?.series !== undefined && numeric(f));
+  const isWalk = otherPlan.map((f, k) => !isSeries[k] && f.sample?.walk === true && numeric(f));
   const entityNames = entityFields.map((f) => f.name);
   const planNames = otherPlan.map((f) => f.name);
   const entityValues: Scalar[][] = [];
   const walkState: number[][] = [];
   const walkAnchor: number[][] = [];
+  const paths: (SeriesPath | null)[][] = [];
   const prevClose: (number | null)[] = [];
   for (let i = 0; i < sample.entities; i++) {
-    entityValues.push(entityFields.map((f) => entityValue(f, i)));
+    const values = entityFields.map((f) => entityValue(f, i));
+    entityValues.push(values);
     const starts = otherPlan.map((f, k) => (isWalk[k] ? walkStart(f, i, rng) : 0));
     walkState.push(starts);
     walkAnchor.push([...starts]);
+    paths.push(otherPlan.map((f, k) => (isSeries[k] ? seriesPath(f, String(values[0]), i) : null)));
     prevClose.push(null);
   }
+  const closeIndex = ohlc ? planNames.indexOf(ohlc.close.name) : -1;
 
   // Every row starts as a copy of one template, so all rows share a shape and keep catalog field order.
   const template: Row = {};
   for (const f of def.fields) template[f.name] = null;
   const keyed: { t: number; e: number; j: number; row: Row }[] = [];
   let seq = 0;
-  for (let p = 0; p < sample.periods; p++) {
-    const periodMs = periodStartMs(fromMs, sample.step, p, fromIsMonthEnd);
+  for (const periodMs of periods) {
+    const day = Math.floor(periodMs / MS_DAY);
     for (let i = 0; i < sample.entities; i++) {
       for (let j = 0; j < perPeriod; j++) {
         seq++;
@@ -90,10 +102,15 @@ export function generateSampleRows(def: DatasetDef, nowMs?: number): Row[] {
         for (let k = 0; k < entityNames.length; k++) row[entityNames[k] as string] = ev[k] ?? null;
         const walks = walkState[i] ?? [];
         const anchors = walkAnchor[i] ?? [];
+        const series = paths[i] ?? [];
         for (let k = 0; k < otherPlan.length; k++) {
           const f = otherPlan[k] as FieldDef;
+          const path = series[k];
           let value: Scalar;
-          if (isWalk[k]) {
+          if (path) {
+            const v = path.barOn(day, j, perPeriod);
+            value = f.type === 'integer' ? Math.round(v) : roundTo(v, decimalsOf(f));
+          } else if (isWalk[k]) {
             const level = walks[k] ?? 0;
             if (f.sample?.null_rate && rng() < f.sample.null_rate) value = null;
             else {
@@ -105,14 +122,32 @@ export function generateSampleRows(def: DatasetDef, nowMs?: number): Row[] {
           }
           row[planNames[k] as string] = value;
         }
-        if (ohlc) applyOhlc(ohlc, row, i, prevClose, rng);
-        if (nowMs !== undefined && timeMs > nowMs && 'actual' in row) row.actual = null;
+        if (ohlc) {
+          const closePath = series[closeIndex];
+          if (closePath) {
+            // The bar of a shared close is drawn from the entity and time alone, so datasets agree on it.
+            const before = roundTo(closePath.beforeBar(day, j, perPeriod), decimalsOf(ohlc.close));
+            prevClose[i] = before;
+            applyOhlc(ohlc, row, i, prevClose, mulberry32(fnv1a(`bar|${String(ev[0])}|${timeMs}`)));
+          } else applyOhlc(ohlc, row, i, prevClose, rng);
+        }
+        if (timeMs > nowMs) {
+          if (!sample.scheduled) continue;
+          if ('actual' in row) row.actual = null;
+        }
         keyed.push({ t: timeMs, e: i, j, row });
       }
     }
   }
   keyed.sort((a, b) => a.t - b.t || a.e - b.e || a.j - b.j);
   return keyed.map((k) => k.row);
+}
+
+function seriesPath(f: FieldDef, entity: string, i: number): SeriesPath | null {
+  const series = f.sample?.series;
+  const values = f.sample?.values;
+  if (!series || !values || values.length === 0) return null;
+  return new SeriesPath(series, entity, Number(values[i % values.length]));
 }
 
 // Relative step size of a walk per period; smaller for slow-moving monthly and quarterly levels.
@@ -124,63 +159,6 @@ const WALK_SIGMA: Record<SampleStep, number> = {
   quarter: 0.015,
   year: 0.03,
 };
-
-const MS_DAY = 86_400_000;
-
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gaussian(rng: () => number): number {
-  const u = 1 - rng();
-  const v = rng();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
-
-function parseDateMs(text: string): number {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (!m) throw new Error(`sample.from must be YYYY-MM-DD, got "${text}"`);
-  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-}
-
-function lastDayOfMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-}
-
-function isMonthEnd(ms: number): boolean {
-  const d = new Date(ms);
-  return d.getUTCDate() === lastDayOfMonth(d.getUTCFullYear(), d.getUTCMonth());
-}
-
-const STEP_MONTHS: Partial<Record<SampleStep, number>> = { month: 1, quarter: 3, year: 12 };
-
-function periodStartMs(fromMs: number, step: SampleStep, p: number, monthEnd: boolean): number {
-  if (step === 'hour') return fromMs + p * 3_600_000;
-  if (step === 'day') return fromMs + p * MS_DAY;
-  if (step === 'week') return fromMs + p * 7 * MS_DAY;
-  const from = new Date(fromMs);
-  const months = from.getUTCMonth() + p * (STEP_MONTHS[step] ?? 1);
-  const year = from.getUTCFullYear() + Math.floor(months / 12);
-  const month = ((months % 12) + 12) % 12;
-  const last = lastDayOfMonth(year, month);
-  return Date.UTC(year, month, monthEnd ? last : Math.min(from.getUTCDate(), last));
-}
 
 function hhmmMs(text: string): number {
   const [h, m] = text.split(':');

@@ -18,7 +18,17 @@ export interface FieldSample {
   times?: readonly string[];
   /** Probability in [0,1] that the value is null. */
   null_rate?: number;
+  /**
+   * Numeric fields of a daily sample: follow one shared series per real-world entity (named by the
+   * value of the first entity field, e.g. a symbol) instead of a walk of this dataset's own, so every
+   * dataset that carries the entity agrees on its value for a date. `values` give each entity's level.
+   */
+  series?: SampleSeries;
 }
+
+/** Shared per-entity series: `price` a slowly reverting daily price, `volume` a noisy daily volume. */
+export const sampleSeriesNames = ['price', 'volume'] as const;
+export type SampleSeries = (typeof sampleSeriesNames)[number];
 
 export interface FieldDef {
   name: string;
@@ -31,11 +41,22 @@ export interface FieldDef {
 export const sampleSteps = ['hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
 export type SampleStep = (typeof sampleSteps)[number];
 
+/** Days a daily sample has: US market trading days, or Monday to Friday; without one, every day. */
+export const sampleCalendars = ['us-market', 'weekdays'] as const;
+export type SampleCalendar = (typeof sampleCalendars)[number];
+
 export interface DatasetSample {
-  /** First period (YYYY-MM-DD). */
+  /**
+   * First period (YYYY-MM-DD) of a scheduled sample. Otherwise the sample ends now and `from` sets the
+   * phase of its periods: the weekday of a weekly sample, the day of month (or month end) of the others.
+   */
   from: string;
   step: SampleStep;
-  /** Number of periods per entity. */
+  /** Day steps: the days that have rows (see SampleCalendar). */
+  calendar?: SampleCalendar;
+  /** Rows are scheduled events (release calendars): keep the span from `from`, into the future. */
+  scheduled?: boolean;
+  /** Number of periods per entity (the latest ones up to now, unless scheduled). */
   periods: number;
   /** Number of distinct entities (taken in order from the entity fields' sample values). */
   entities: number;

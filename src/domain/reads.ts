@@ -42,6 +42,8 @@ export interface DatasetStatus {
   rows: number;
   firstT: string | null;
   lastT: string | null;
+  /** When the rows now held were loaded (sample rows: generated), null before anything was. */
+  loadedAt: number | null;
   lastImport: ImportRun | null;
 }
 
@@ -163,8 +165,22 @@ export class DataReads {
       rows: span?.rows ?? 0,
       firstT: span?.firstT ?? null,
       lastT: span?.lastT ?? null,
+      loadedAt: span?.loadedAt ? span.loadedAt : null,
       lastImport: lastImport ?? null,
     };
+  }
+
+  /**
+   * Where a dataset's rows come from, without generating any: one that holds none yet is `sample`, as
+   * its first read fills it with sample rows.
+   */
+  async sourceOf(entry: CatalogEntry): Promise<RowSource> {
+    const key = entry.dataset.key;
+    const cached = this.#sources.get(key);
+    if (cached && this.#deps.now() - cached.checkedAt < SOURCE_TTL_MS) return cached.source;
+    const found = await this.#deps.datasets.datasetSource(key);
+    if (found) this.#sources.set(key, { source: found.source, checkedAt: this.#deps.now() });
+    return found?.source ?? 'sample';
   }
 
   /** Makes sure a dataset has rows: sample rows are generated on first use, once per database. */

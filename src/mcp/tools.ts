@@ -16,7 +16,7 @@ import { searchDatasetsTool } from './tools/search-datasets.ts';
 export function createTools(deps: Services): McpTool[] {
   const { accounts, catalog, pricing, reads, recipes } = deps;
   return [
-    searchDatasetsTool(catalog),
+    searchDatasetsTool(catalog, reads),
     describeDatasetTool(reads, pricing),
     readDatasetTool(reads, catalog, pricing, deps.config.pricing.eur_per_token),
     runRecipeTool(recipes, pricing),

@@ -38,14 +38,13 @@ export function registerCatalogRoutes(app: TypedApp, deps: Services): void {
     },
     async (request) => {
       const { domain, free, max_cost: maxCost, q } = request.query;
-      const data = deps.catalog
-        .search({
-          domain,
-          p0: free === undefined ? undefined : free === 'true',
-          maxCost,
-          q,
-        })
-        .map(presentDataset);
+      const found = deps.catalog.search({
+        domain,
+        p0: free === undefined ? undefined : free === 'true',
+        maxCost,
+        q,
+      });
+      const data = await Promise.all(found.map(async (e) => presentDataset(e, await deps.reads.sourceOf(e))));
       return { data, meta: { count: data.length } };
     },
   );

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { Pricing } from '../../domain/pricing.ts';
 import type { DataReads } from '../../domain/reads.ts';
-import { describeDataset as datasetDescription, datasetOut } from '../../views/catalog.ts';
+import { describeDataset as datasetDescription, datasetOut, sourceLine } from '../../views/catalog.ts';
 import { presentQuote, quoteOut } from '../../views/cost.ts';
 import { datasetKey, defineTool, type McpTool, text } from '../tool-kit.ts';
 
@@ -35,18 +35,24 @@ export function describeDatasetTool(reads: DataReads, pricing: Pricing): McpTool
       const fields = d.fields
         .map((f) => `${f.name} (${f.type}${f.unit ? `, ${f.unit}` : ''}): ${f.description}`)
         .join('\n');
+      const status = await reads.status(entry);
+      const span = `${status.firstT ?? '-'} to ${status.lastT ?? '-'}`;
       const summary = [
-        `${entry.key}: ${d.title}. ${d.description} Source: ${d.source}; ${d.frequency}.`,
+        `${entry.key}: ${d.title}. ${d.description} Source: ${sourceLine(entry, status.source)}; ${d.frequency}.`,
         `P0: ${entry.p0 ? 'yes' : 'no'}. One read costs you ${yours.token_cost} tokens (list ${yours.list_cost}) and burns ${yours.tokens_burned}${yours.entitled ? '' : '; your key is not entitled to it (402 not_entitled)'}.`,
         `Time field: ${d.time_field}. Entity filters: ${d.entity_fields.join(', ') || 'none'}.`,
         `Fields:\n${fields}`,
         `Example: read_dataset ${JSON.stringify(example)}`,
       ];
-      const status = await reads.status(entry);
+      const loaded = status.loadedAt === null ? '' : `; generated ${new Date(status.loadedAt).toISOString()}`;
+      const run = status.lastImport;
+      const lastImport = run
+        ? `; last import ${new Date(run.importedAt).toISOString()} (${run.sourceName}${run.attribution ? `; ${run.attribution}` : ''})`
+        : '';
       summary.push(
         status.source === 'sample'
-          ? 'Data: generated sample rows, not real observations.'
-          : `Data: ${status.rows} imported rows, ${status.firstT} to ${status.lastT}${status.lastImport ? `; last import ${new Date(status.lastImport.importedAt).toISOString()} (${status.lastImport.sourceName}${status.lastImport.attribution ? `; ${status.lastImport.attribution}` : ''})` : ''}.`,
+          ? `Data: ${status.rows} generated sample rows, not real observations, ${span}${loaded}.`
+          : `Data: ${status.rows} ${status.source === 'external' ? 'external' : 'imported'} rows, ${span}${lastImport}.`,
       );
       return {
         content: [text(summary.join('\n'))],

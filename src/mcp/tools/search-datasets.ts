@@ -1,10 +1,11 @@
 /** search_datasets: the catalog searched by words, domain, P0 flag and list cost. Free. */
 import { z } from 'zod';
 import type { Catalog } from '../../catalog/catalog.ts';
+import type { DataReads } from '../../domain/reads.ts';
 import { entryOut, presentDataset } from '../../views/catalog.ts';
 import { defineTool, type McpTool, text } from '../tool-kit.ts';
 
-export function searchDatasetsTool(catalog: Catalog): McpTool {
+export function searchDatasetsTool(catalog: Catalog, reads: DataReads): McpTool {
   return defineTool({
     name: 'search_datasets',
     title: 'Search datasets',
@@ -59,7 +60,7 @@ export function searchDatasetsTool(catalog: Catalog): McpTool {
           ),
         ],
         structuredContent: {
-          data: page.map(presentDataset),
+          data: await Promise.all(page.map(async (e) => presentDataset(e, await reads.sourceOf(e)))),
           meta: { count: page.length, total: found.length },
         },
       };

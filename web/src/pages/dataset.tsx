@@ -1,12 +1,15 @@
 /**
- * One dataset: its fields, a read form (entities, dates, fields, sort, page size), the price before the
- * read (GET /api/v1/estimate), the four cost headers after, the rows as a table and a chart, and CSV.
+ * One dataset: what it holds and its fields, a read form (entities, dates, fields, sort, page size), the
+ * price before the read (GET /api/v1/estimate), the four cost headers after, the rows as a table and a
+ * chart (opening on the close or main value), and CSV.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, api, apiText, type CostHeaders } from '../api.ts';
+import { defaultChartField } from '../chart/default-field.ts';
 import { seriesOf } from '../chart/series.ts';
 import { Chart } from '../components/chart.tsx';
 import { CostPanel } from '../components/cost-panel.tsx';
+import { Coverage } from '../components/coverage.tsx';
 import { ProblemBox } from '../components/problem-box.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
 import { Link } from '../router.tsx';
@@ -92,8 +95,7 @@ export function DatasetPage({ dsKey }: { dsKey: string; search: string }) {
       .then(([d, e]) => {
         setDs(d.body);
         setSuggestions(e.body.entities[d.body.entity_fields[0] ?? ''] ?? []);
-        const numeric = d.body.fields.find((f) => f.type === 'number' || f.type === 'integer');
-        setChartField(numeric?.name ?? '');
+        setChartField(defaultChartField(d.body.fields));
       })
       .catch(setLoadError);
   }, [dsKey]);
@@ -200,6 +202,7 @@ export function DatasetPage({ dsKey }: { dsKey: string; search: string }) {
         Source: {ds.source} · {ds.frequency} · list price {ds.list_cost} tokens per read
         {ds.aliases.length > 0 && ` · also as ${ds.aliases.join(', ')}`}
       </p>
+      <Coverage ds={ds} />
 
       <details>
         <summary>Fields ({ds.fields.length})</summary>
