@@ -484,6 +484,9 @@ export function runDatasetsContract(
           (await everything(other)).map((r) => JSON.parse(r.json)),
           [...rows.slice(3, 23)].sort((x, y) => String(x.date).localeCompare(String(y.date))),
         );
+        // PostgreSQL tells by NOTIFY, which arrives on its listening connection a moment after the commit.
+        for (let waited = 0; waited < 5_000 && !told.includes(other); waited += 20)
+          await new Promise((resolve) => setTimeout(resolve, 20));
         assert.deepEqual(
           told.filter((d) => d === other),
           [other],
