@@ -50,6 +50,11 @@ async function usageOf(server: TestServer, accountId: string) {
   return server.deps.store.listUsage({ accountId }, null, 100);
 }
 
+/** The account's runs and questions counted toward today's runs_per_day. */
+async function runsToday(server: TestServer, accountId: string) {
+  return server.deps.store.countAnalysisRuns(accountId, Date.UTC(2026, 10, 21));
+}
+
 describe('who may use the Workbench', () => {
   let server: TestServer;
   before(async () => {
@@ -458,11 +463,11 @@ describe('the assistant (built-in planner)', () => {
     await server.close();
   });
 
-  test('answers with a saved analysis, its result and what it cost', async () => {
+  test('answers with an analysis, saved when asked to, its result and what it cost', async () => {
     const wb = await workbench(server);
     const res = await server.request('POST', '/api/v1/assistant/ask', {
       headers: { ...bearer(wb.terminal), 'x-request-id': 'req-ask-1' },
-      body: { question: 'rebase AAPL and MSFT to 100 from 2026-10-15' },
+      body: { question: 'rebase AAPL and MSFT to 100 from 2026-10-15', save: true },
     });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.kind, 'analysis');
@@ -511,12 +516,170 @@ describe('the assistant (built-in planner)', () => {
     assert.deepEqual(res.json, {
       kind: 'clarify',
       planner: 'built-in',
+      reason: 'ask_back',
       message: 'No symbol or series APPL in the catalog. Did you mean AAPL?',
       candidates: [{ label: 'AAPL', value: 'AAPL' }],
       tokens_burned: '0',
       reads: 0,
     });
     assert.equal((await usageOf(server, wb.id)).length, 0);
+    assert.equal(await runsToday(server, wb.id), 0, 'a question asked back is not a run of the day');
+  });
+
+  test('an answer is saved only on request; saved later, a rerun reuses the paid result', async () => {
+    const wb = await workbench(server);
+    const res = await server.request('POST', '/api/v1/assistant/ask', {
+      headers: bearer(wb.terminal),
+      body: { question: 'compare AAPL and MSFT closes since 2026-10-01' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.kind, 'analysis');
+    assert.equal(res.json.analysis, null);
+    assert.equal(res.json.result.analysis_id, null);
+    assert.equal(res.json.name, 'compare AAPL and MSFT closes since 2026-10-01');
+    assert.deepEqual(
+      res.json.spec.series.map((s: { id: string; from: string }) => [s.id, s.from]),
+      [
+        ['aapl', '2026-10-01'],
+        ['msft', '2026-10-01'],
+      ],
+    );
+    assert.equal(res.json.tokens_burned, '5.4');
+    const list = await server.request('GET', '/api/v1/analyses', { headers: bearer(wb.terminal) });
+    assert.equal(list.json.meta.count, 0);
+    const saved = await server.request('POST', '/api/v1/analyses', {
+      headers: bearer(wb.terminal),
+      body: { name: res.json.name, spec: res.json.spec },
+    });
+    assert.equal(saved.status, 201, saved.text);
+    const rerun = await server.request('POST', `/api/v1/analyses/${saved.json.id}/run`, {
+      headers: bearer(wb.terminal),
+    });
+    assert.equal(rerun.json.tokens_burned, '0');
+    assert.equal(rerun.json.reused_from.run_id, res.json.result.run_id);
+  });
+
+  test('a forecast is declined plainly: nothing read, charged or counted as a run', async () => {
+    const wb = await workbench(server);
+    const before = await balanceOf(server, wb.terminal);
+    for (const question of [
+      'what will AAPL close at next week',
+      'forecast MSFT',
+      'predict the 10-year yield',
+    ]) {
+      const res = await server.request('POST', '/api/v1/assistant/ask', {
+        headers: bearer(wb.terminal),
+        body: { question },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.kind, 'clarify', question);
+      assert.equal(res.json.reason, 'forecast');
+      assert.match(
+        res.json.message,
+        /^The assistant charts and computes on past data only: it does not forecast/,
+      );
+      assert.equal(res.json.tokens_burned, '0');
+      assert.equal(res.json.reads, 0);
+    }
+    assert.equal(await balanceOf(server, wb.terminal), before);
+    assert.equal((await usageOf(server, wb.id)).length, 0);
+    assert.equal(await runsToday(server, wb.id), 0);
+  });
+
+  test('a question it does not answer charges nothing, is not a run, and says what it can do', async () => {
+    const wb = await workbench(server);
+    for (const [question, reason, message] of [
+      [
+        'which Dow stock rose most last month',
+        'unsupported',
+        /does not rank stocks .* Name the ones to compare/,
+      ],
+      ['what is the weather in Paris', 'unsupported', /I could not find a dataset series .* I can answer/],
+    ] as const) {
+      const res = await server.request('POST', '/api/v1/assistant/ask', {
+        headers: bearer(wb.terminal),
+        body: { question },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.kind, 'clarify');
+      assert.equal(res.json.reason, reason);
+      assert.match(res.json.message, message);
+      assert.equal(res.json.tokens_burned, '0');
+    }
+    assert.equal((await usageOf(server, wb.id)).length, 0);
+    assert.equal(await runsToday(server, wb.id), 0);
+  });
+
+  test('"since January" and "since 2020" are honoured, and the answer says where the data starts later', async () => {
+    const wb = await workbench(server);
+    for (const [question, from] of [
+      ['AAPL since January', '2026-01-01'],
+      ['AAPL since 2020', '2020-01-01'],
+    ] as const) {
+      const res = await server.request('POST', '/api/v1/assistant/ask', {
+        headers: bearer(wb.terminal),
+        body: { question },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.spec.series[0].from, from);
+      // The sample data starts 2026-09-22: both are shown from then, and the answer says so.
+      assert.equal(res.json.result.reads[0].first_date, '2026-09-22');
+      const note = `The data for AAPL close starts 2026-09-22; showing from then (asked from ${from}).`;
+      assert.deepEqual(res.json.result.notes, [note]);
+      assert.ok(res.json.explanation.includes(note), res.json.explanation);
+    }
+  });
+
+  test('the estimate of a question prices its reads for this caller and reads, charges and counts nothing', async () => {
+    const wb = await workbench(server);
+    const question = 'rebase AAPL and MSFT to 100 from 2026-10-15';
+    const estimate = await server.request('POST', '/api/v1/assistant/estimate', {
+      headers: bearer(wb.terminal),
+      body: { question },
+    });
+    assert.equal(estimate.status, 200, estimate.text);
+    assert.equal(estimate.json.kind, 'estimate');
+    assert.equal(estimate.json.planner, 'built-in');
+    assert.match(estimate.json.explanation, /^Reads AAPL close and MSFT close/);
+    // Two reads of stocks/prices (2 tokens) at the Terminal price.
+    assert.deepEqual(
+      estimate.json.estimate.reads.map((r: { series: string; tokens_burned: string }) => [
+        r.series,
+        r.tokens_burned,
+      ]),
+      [
+        ['aapl', '2.7'],
+        ['msft', '2.7'],
+      ],
+    );
+    assert.equal(estimate.json.estimate.tokens_burned, '5.4');
+    assert.equal(estimate.json.estimate.would_refuse, null);
+    assert.equal((await usageOf(server, wb.id)).length, 0);
+    assert.equal(await runsToday(server, wb.id), 0);
+    const asked = await server.request('POST', '/api/v1/assistant/ask', {
+      headers: bearer(wb.terminal),
+      body: { question },
+    });
+    assert.equal(asked.json.tokens_burned, estimate.json.estimate.tokens_burned);
+    for (const [q, reason] of [
+      ['forecast AAPL', 'forecast'],
+      ['compare APPL and MSFT', 'ask_back'],
+    ] as const) {
+      const res = await server.request('POST', '/api/v1/assistant/estimate', {
+        headers: bearer(wb.terminal),
+        body: { question: q },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.kind, 'clarify');
+      assert.equal(res.json.reason, reason);
+    }
+    const pro = await workbench(server, 'pro');
+    const refused = await server.request('POST', '/api/v1/assistant/estimate', {
+      headers: bearer(pro.terminal),
+      body: { question },
+    });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.json.code, 'analysis_not_entitled');
   });
 });
 

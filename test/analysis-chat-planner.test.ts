@@ -151,7 +151,7 @@ describe('the chat-completions planner', () => {
     ];
     const res = await server.request('POST', '/api/v1/assistant/ask', {
       headers: { ...bearer(wb.terminal), 'x-request-id': 'req-chat-1' },
-      body: { question: 'How has AAPL done against MSFT?' },
+      body: { question: 'How has AAPL done against MSFT?', save: true },
     });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.kind, 'analysis');
@@ -247,6 +247,7 @@ describe('the chat-completions planner', () => {
     assert.deepEqual(res.json, {
       kind: 'clarify',
       planner: 'chat',
+      reason: 'ask_back',
       message: 'Which Treasury tenor?',
       candidates: [
         { label: '10 Yr', value: '10 Yr' },
@@ -274,6 +275,45 @@ describe('the chat-completions planner', () => {
     assert.equal(res.json.kind, 'clarify');
     assert.match(res.json.message, /did not settle on an analysis in 8 turns/);
     assert.equal(model.script.length, 0);
+  });
+
+  test('a model that reads and then asks back charges nothing: its reads refunded, not a run of the day', async () => {
+    const wb = await workbench();
+    model.script = [
+      {
+        calls: [
+          {
+            name: 'read_dataset',
+            arguments: '{"dataset":"stocks/prices","filters":{"symbol":"AAPL"},"limit":5}',
+          },
+        ],
+      },
+      {
+        calls: [
+          { name: 'ask_user', arguments: '{"question":"Which field of AAPL?","candidates":["close"]}' },
+        ],
+      },
+    ];
+    const res = await server.request('POST', '/api/v1/assistant/ask', {
+      headers: { ...bearer(wb.terminal), 'x-request-id': 'ask-back' },
+      body: { question: 'AAPL please' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.kind, 'clarify');
+    assert.equal(res.json.message, 'Which field of AAPL? (The 1 read made while planning was refunded.)');
+    assert.equal(res.json.tokens_burned, '0');
+    assert.equal(await balanceOf(server, wb.terminal), '250000');
+    const entries = (await server.deps.store.listEntries(wb.walletId)).filter(
+      (e) => e.kind !== 'monthly_credit',
+    );
+    assert.deepEqual(
+      entries.map((e) => [e.kind, e.amountMicros, e.requestId]),
+      [
+        ['burn', -2_700_000n, 'ask-back.t1'],
+        ['refund', 2_700_000n, 'ask-back.t1'],
+      ],
+    );
+    assert.equal(await server.deps.store.countAnalysisRuns(wb.id, 0), 0);
   });
 
   test('a model that cannot answer is a 503 with Retry-After; nothing is charged', async () => {

@@ -10,6 +10,7 @@ import { loadCatalogFile } from '../src/catalog/catalog-file.ts';
 import { BuiltInPlanner } from '../src/domain/analysis/built-in-planner.ts';
 import { checkSpec } from '../src/domain/analysis/check.ts';
 import type { PlannerTools, PlanOutcome } from '../src/domain/analysis/planner.ts';
+import { declineOf } from '../src/domain/analysis/scope.ts';
 import type { AnalysisSpec } from '../src/domain/analysis/spec.ts';
 import { analysisSpec } from '../src/domain/analysis/spec.ts';
 
@@ -202,6 +203,20 @@ const answered: [string, string][] = [
     'par yield of 10 Yr in rates/treasury-yield-series',
     's1:rates/treasury-yield-series{"tenor":"10 Yr"}.par_yield[..] |  | line:s1 stats:s1',
   ],
+  // A month is a date constraint too: this year's when it has begun, else last year's.
+  ['AAPL since January', 'aapl:stocks/prices{"symbol":"AAPL"}.close[2026-01-01..] |  | line:aapl stats:aapl'],
+  [
+    'AAPL since December',
+    'aapl:stocks/prices{"symbol":"AAPL"}.close[2025-12-01..] |  | line:aapl stats:aapl',
+  ],
+  [
+    'compare AAPL and MSFT from March 2025',
+    'aapl:stocks/prices{"symbol":"AAPL"}.close[2025-03-01..] msft:stocks/prices{"symbol":"MSFT"}.close[2025-03-01..] |  | line:aapl,msft stats:aapl,msft',
+  ],
+  [
+    'MSFT in Feb 2024',
+    'msft:stocks/prices{"symbol":"MSFT"}.close[2024-02-01..2024-02-29] |  | line:msft stats:msft',
+  ],
 ];
 
 const clarified: [string, string, string[]][] = [
@@ -302,6 +317,45 @@ describe('the built-in planner asks back rather than guess', () => {
   }
 });
 
+describe('the assistant declines forecasts and rankings before any planner sees them', () => {
+  for (const question of [
+    'what will AAPL close at next week',
+    'forecast MSFT',
+    'predict the 10-year yield',
+    'where is the 2s10s spread going to be',
+    'AAPL price tomorrow',
+    'is NVDA going to rise',
+  ]) {
+    test(`a forecast: ${question}`, () => {
+      const declined = declineOf(question);
+      assert.equal(declined?.reason, 'forecast', question);
+      assert.match(declined?.message ?? '', /past data only: it does not forecast or predict/);
+    });
+  }
+  for (const question of [
+    'which Dow stock rose most last month',
+    'what stock had the highest return in 2025',
+    'top performing stocks this year',
+    'biggest losers since 2026-01-01',
+  ]) {
+    test(`a ranking: ${question}`, () => {
+      const declined = declineOf(question);
+      assert.equal(declined?.reason, 'unsupported', question);
+      assert.match(declined?.message ?? '', /does not rank stocks .* Name the ones to compare instead/);
+    });
+  }
+  test('no question the planner answers is declined', () => {
+    for (const [question] of answered) assert.equal(declineOf(question), null, question);
+  });
+});
+
+test('a question no form fits is marked unsupported; one to name better is not', async () => {
+  const weather = await planner.plan('what is the weather in Paris', noTools, TODAY);
+  assert.equal(weather.kind === 'clarify' && weather.unsupported, true);
+  const typo = await planner.plan('compare APPL and MSFT', noTools, TODAY);
+  assert.equal(typo.kind === 'clarify' && typo.unsupported === undefined, true);
+});
+
 test('a plan takes well under 10 ms', async () => {
   const started = process.cpuUsage();
   for (let i = 0; i < 100; i++)
@@ -312,6 +366,8 @@ test('a plan takes well under 10 ms', async () => {
 
 describe('the built-in planner asks back on an impossible date or range', () => {
   for (const [question, message] of [
+    ['AAPL since the split', 'I could not read the date in "since the split"'],
+    ['MSFT closes until next earnings', 'I could not read the date in "until next earnings"'],
     ['AAPL since 2024-13-45', 'There is no date 2024-13-45'],
     ['yield curve on 2024-02-30', 'There is no date 2024-02-30'],
     ['compare AAPL and MSFT from 2024-01-01 to 2023-12-31', 'The range 2024-01-01 to 2023-12-31 ends'],

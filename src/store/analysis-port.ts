@@ -72,6 +72,11 @@ export interface AnalysisStore {
   ): Promise<{ ok: true } | { ok: false; runs: number }>;
   /** Records how a run ended; `analysisId` and `inputsHash`, when given, name what a question produced. */
   finishAnalysisRun(id: string, outcome: AnalysisRunOutcome): Promise<void>;
+  /**
+   * Forgets a run still running, so it no longer counts toward the day: a question the assistant did not
+   * answer (asked back or declined) is not a run. False when there is no such running run.
+   */
+  releaseAnalysisRun(accountId: string, id: string): Promise<boolean>;
   /** Runs the account started at or after `sinceMs`. */
   countAnalysisRuns(accountId: string, sinceMs: number): Promise<number>;
   /** The account's latest finished (done) run matching the query, started at or after `sinceMs`. */

@@ -1,7 +1,13 @@
 /** What the Workbench's analyses, estimates, runs and assistant answers look like to clients. */
 import { z } from 'zod';
-import type { Analysis, AskResult, RunEstimate, RunResult } from '../domain/analysis/analyses.ts';
-import { analysisSpec } from '../domain/analysis/spec.ts';
+import type {
+  Analysis,
+  AskResult,
+  QuestionEstimate,
+  RunEstimate,
+  RunResult,
+} from '../domain/analysis/analyses.ts';
+import { analysisName, analysisSpec } from '../domain/analysis/spec.ts';
 import { formatMicros } from '../domain/money.ts';
 import { costEur, type Pricing } from '../domain/pricing.ts';
 import { iso, tokens } from './common.ts';
@@ -159,6 +165,11 @@ export const runResultOut = z.object({
   cost_eur: z.string(),
   outputs: z.array(renderedOut),
   problems: z.array(z.object({ path: z.string(), message: z.string() })),
+  notes: z
+    .array(z.string())
+    .describe(
+      'Where the data did not meet the dates asked for: a series that starts later than its from ("the data starts 2025-03-01; showing from then"), one cut to its newest 1000 observations, one with nothing in its range.',
+    ),
   reused_from: z
     .object({ run_id: z.string(), started_at: z.string(), tokens_burned: tokens })
     .nullable()
@@ -185,6 +196,7 @@ export function presentRun(pricing: Pricing, r: RunResult): z.infer<typeof runRe
     cost_eur: costEur(pricing, r.burnedMicros),
     outputs: r.outputs,
     problems: r.problems,
+    notes: r.notes,
     reused_from: r.reusedFrom
       ? {
           run_id: r.reusedFrom.runId,
@@ -195,44 +207,93 @@ export function presentRun(pricing: Pricing, r: RunResult): z.infer<typeof runRe
   };
 }
 
+const clarifyOut = z.object({
+  kind: z.literal('clarify'),
+  planner: z.string(),
+  reason: z
+    .enum(['ask_back', 'unsupported', 'forecast'])
+    .describe(
+      'ask_back: name it better (see candidates); unsupported: not a question the assistant answers; forecast: the assistant works on past data only. None is charged or counted as a run.',
+    ),
+  message: z.string().describe('The question back to the user, or what the assistant can do instead.'),
+  candidates: z.array(z.object({ label: z.string(), value: z.string() })),
+  tokens_burned: tokens,
+  reads: z.int(),
+});
+
 export const askOut = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('analysis'),
     planner: z.string().describe('Which planner answered: built-in or chat.'),
-    explanation: z.string(),
-    analysis: analysisOut,
+    explanation: z.string().describe('What was read and computed, any notes on the dates, and the cost.'),
+    name: analysisName,
+    spec: analysisSpec,
+    analysis: analysisOut
+      .nullable()
+      .describe('The saved analysis when the question was sent with save: true; else null (save it later).'),
     result: runResultOut,
     tokens_burned: tokens.describe("Everything the question burned: the planner's reads and the analysis's."),
     reads: z.int(),
   }),
-  z.object({
-    kind: z.literal('clarify'),
-    planner: z.string(),
-    message: z.string().describe('The question back to the user.'),
-    candidates: z.array(z.object({ label: z.string(), value: z.string() })),
-    tokens_burned: tokens,
-    reads: z.int(),
-  }),
+  clarifyOut,
 ]);
 
+function presentClarify(a: Extract<AskResult, { kind: 'clarify' }>): z.infer<typeof clarifyOut> {
+  return {
+    kind: 'clarify',
+    planner: a.planner,
+    reason: a.reason,
+    message: a.message,
+    candidates: a.candidates,
+    tokens_burned: formatMicros(a.burnedMicros),
+    reads: a.reads,
+  };
+}
+
 export function presentAsk(pricing: Pricing, a: AskResult): z.infer<typeof askOut> {
-  if (a.kind === 'clarify') {
-    return {
-      kind: 'clarify',
-      planner: a.planner,
-      message: a.message,
-      candidates: a.candidates,
-      tokens_burned: formatMicros(a.burnedMicros),
-      reads: a.reads,
-    };
-  }
+  if (a.kind === 'clarify') return presentClarify(a);
   return {
     kind: 'analysis',
     planner: a.planner,
     explanation: a.explanation,
-    analysis: presentAnalysis(a.analysis),
+    name: a.name,
+    spec: a.spec,
+    analysis: a.analysis ? presentAnalysis(a.analysis) : null,
     result: presentRun(pricing, a.result),
     tokens_burned: formatMicros(a.burnedMicros),
     reads: a.reads,
+  };
+}
+
+export const questionEstimateOut = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('estimate'),
+    planner: z.string(),
+    name: analysisName,
+    spec: analysisSpec,
+    explanation: z.string().describe('What the question would read and compute.'),
+    estimate: runEstimateOut,
+  }),
+  clarifyOut,
+  z.object({
+    kind: z.literal('unavailable'),
+    planner: z.string(),
+    message: z.string().describe('Why the cost is known only once the question is answered (a chat model).'),
+  }),
+]);
+
+export function presentQuestionEstimate(
+  pricing: Pricing,
+  q: QuestionEstimate,
+): z.infer<typeof questionEstimateOut> {
+  if (q.kind === 'clarify') return presentClarify(q);
+  if (q.kind === 'unavailable') return q;
+  return {
+    kind: 'estimate',
+    planner: q.planner,
+    name: q.name,
+    spec: q.spec,
+    explanation: q.explanation,
+    estimate: presentEstimate(pricing, q.estimate),
   };
 }

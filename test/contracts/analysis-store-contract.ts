@@ -88,6 +88,28 @@ export function analysisStoreCases(store: () => Ledger, account: () => Promise<A
       assert.equal(await s.countAnalysisRuns((await account()).id, DAY), 0);
     });
 
+    test('a released run no longer counts toward the day; a finished one, or another account, cannot release it', async () => {
+      const s = store();
+      const owner = await account();
+      const begin = async () => {
+        const runId = id('run');
+        const begun = await s.beginAnalysisRun(
+          { id: runId, accountId: owner.id, analysisId: null, kind: 'ask', inputsHash: null, startedAt: T0 },
+          { sinceMs: DAY, maxRuns: 1 },
+        );
+        assert.deepEqual(begun, { ok: true });
+        return runId;
+      };
+      const asked = await begin();
+      assert.equal(await s.releaseAnalysisRun((await account()).id, asked), false);
+      assert.equal(await s.releaseAnalysisRun(owner.id, asked), true);
+      assert.equal(await s.countAnalysisRuns(owner.id, DAY), 0);
+      const ran = await begin();
+      await s.finishAnalysisRun(ran, { status: 'done', reads: 1, burnedMicros: 0n, result: null });
+      assert.equal(await s.releaseAnalysisRun(owner.id, ran), false);
+      assert.equal(await s.countAnalysisRuns(owner.id, DAY), 1);
+    });
+
     test('a finished run is found by its inputs or its analysis, newest first; a failed one never', async () => {
       const s = store();
       const owner = await account();

@@ -46,6 +46,28 @@ export class ApiError extends Error {
   }
 }
 
+/** Input the page refused before calling the service (a JSON typo): shown as such, never as a network fault. */
+export class InputError extends Error {}
+
+/**
+ * JSON typed by the user, parsed here; a typo is an InputError naming the field and where it is
+ * (line and column), so nothing is sent.
+ */
+export function parseJsonInput(field: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    const position = /at position (\d+)/.exec(message);
+    let where = '';
+    if (position && !/line \d+/.test(message)) {
+      const before = text.slice(0, Number(position[1])).split('\n');
+      where = ` (line ${before.length} column ${(before.at(-1)?.length ?? 0) + 1})`;
+    }
+    throw new InputError(`${field} is not valid JSON: ${message}${where}. Nothing was sent.`);
+  }
+}
+
 /** The four cost headers of a metered answer (DECISIONS "Cost headers"). */
 export interface CostHeaders {
   tokenCost: string;

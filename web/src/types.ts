@@ -43,6 +43,15 @@ export type PendingConnection = Ok<'getPendingConnection'>;
 export type LedgerEntry = Item<'getMyLedger'>;
 export type UsageSummary = Ok<'getMyUsageSummary'>;
 
+export type Analysis = Ok<'getAnalysis'>;
+export type AnalysisSpec = Analysis['spec'];
+export type SeriesSpec = AnalysisSpec['series'][number];
+export type AnalysisEstimate = Ok<'estimateAnalysis'>;
+export type AnalysisResult = Ok<'runAnalysis'>;
+export type AnalysisOutput = AnalysisResult['outputs'][number];
+export type AssistantAnswer = Ok<'askAssistant'>;
+export type QuestionEstimate = Ok<'estimateAssistantQuestion'>;
+
 export type TokenPack = Item<'listTokenPacks'>;
 export type Purchase = Item<'listMyPurchases'>;
 export type TokenRequest = Item<'listMyTokenRequests'>;

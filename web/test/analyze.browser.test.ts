@@ -102,9 +102,12 @@ describe('the Analyze page', { skip }, () => {
     await screenshot(page, 'analyze-01-composed');
   });
 
-  test('the assistant answers a question with an analysis in the composer, and its result', async () => {
+  test('the assistant estimates a question before Ask, answers it in the composer, and saves it only when asked', async () => {
     const before = await headerBalance(page);
     await page.getByLabel('Question').fill('rebase AAPL and MSFT to 100 from 2026-10-15');
+    const estimate = page.getByTestId('question-estimate');
+    await estimate.getByText('This question will cost about 5.4 tokens (2 metered reads).').waitFor();
+    assert.equal(await headerBalance(page), before, 'the estimate is free');
     await page.getByRole('button', { name: 'Ask' }).click();
     const explanation = page.getByTestId('explanation');
     await explanation.waitFor();
@@ -124,8 +127,34 @@ describe('the Analyze page', { skip }, () => {
       before,
     );
     assert.equal(micros(before) - micros(await headerBalance(page)), 5_400_000n);
+    // Not saved until asked: then it is in the saved list.
+    const savedList = page.getByRole('list', { name: 'Saved analyses' });
+    assert.equal(await savedList.getByText('rebase AAPL and MSFT to 100 from 2026-10-15').count(), 0);
+    await page.getByRole('button', { name: 'Save this analysis' }).click();
+    await savedList
+      .getByRole('button', { name: 'rebase AAPL and MSFT to 100 from 2026-10-15', exact: true })
+      .waitFor();
+    await page.getByText('Saved to your analyses.').waitFor();
     await assertLedgerBalanced(server);
     await screenshot(page, 'analyze-02-assistant');
+  });
+
+  test('a forecast is declined plainly, for free, and does not use one of the day’s runs', async () => {
+    const before = await headerBalance(page);
+    await page.getByLabel('Question').fill('what will AAPL close at next week');
+    await page
+      .getByTestId('question-estimate')
+      .getByText('This question would not be answered as it stands: asking it is free.')
+      .waitFor();
+    await page.getByRole('button', { name: 'Ask' }).click();
+    const message = page.getByTestId('clarification');
+    await message.waitFor();
+    assert.match(
+      (await message.textContent()) ?? '',
+      /charts and computes on past data only: it does not forecast/,
+    );
+    assert.equal(await headerBalance(page), before);
+    assert.equal(await server.deps.store.countAnalysisRuns(analyst.id, 0), 2);
   });
 
   test('past the day’s runs the page shows 429 fair_use_limit with a countdown; nothing is charged', async () => {
@@ -147,6 +176,24 @@ describe('the Analyze page', { skip }, () => {
     await screenshot(page, 'analyze-03-fair-use');
   });
 
+  test('a JSON typo in the composer is reported where it is, and nothing is sent', async () => {
+    const sent: string[] = [];
+    const record = (request: { url: () => string }) => {
+      if (request.url().includes('/api/v1/analyses')) sent.push(request.url());
+    };
+    page.on('request', record);
+    await page.getByLabel(/^Steps/).fill('[{"op": "pct_change",\n "input": "aapl" "as": "r"}]');
+    await page.getByRole('button', { name: 'Estimate' }).click();
+    const alert = page.getByRole('alert', { name: 'Check your input' });
+    await alert.waitFor();
+    const text = (await alert.textContent()) ?? '';
+    assert.match(text, /Steps is not valid JSON: .*line 2 column 18.*Nothing was sent\./);
+    assert.doesNotMatch(text, /Could not reach the service/);
+    page.off('request', record);
+    assert.deepEqual(sent, []);
+    await screenshot(page, 'analyze-04-json-typo');
+  });
+
   test('a Pro account is refused, with what the Workbench is and which package brings it', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/terminal\/sign-in/);
@@ -159,7 +206,7 @@ describe('the Analyze page', { skip }, () => {
     assert.match(text, /this account has the Pro package/);
     assert.equal(await page.getByRole('heading', { name: /^Composer/ }).count(), 0);
     await assertAccessible(page, 'analyze-not-entitled');
-    await screenshot(page, 'analyze-04-not-entitled');
+    await screenshot(page, 'analyze-05-not-entitled');
     const usage = await server.deps.store.listUsage({ accountId: pro.id }, null, 10);
     assert.deepEqual(usage, []);
   });

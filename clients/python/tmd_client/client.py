@@ -1523,17 +1523,19 @@ class Client(Transport):
         self,
         body: dict[str, Any],
     ) -> Any:
-        """Ask the analysis assistant a question: it answers with an analysis (saved and run) or
-        asks back
+        """Ask the analysis assistant a question: it answers with a run analysis (saved only with
+        save: true) or asks back
 
         The built-in planner answers unless the operator configured a chat-completions model
         (ASSISTANT_URL); `planner` says which answered. The reads it makes are ordinary metered
-        reads at your price.
+        reads at your price. A question asked back or declined (a forecast, a ranking) charges
+        nothing and does not count as a run of the day.
 
         POST /api/v1/assistant/ask (operationId askAssistant)
 
         Args:
-            body: A JSON object. question (str, required).
+            body: A JSON object. question (str, required); save (bool): Save the answer as an
+                analysis of the account (default false: saved only on request).
 
         Returns:
             The answer: JSON as dicts and lists, any other media type as text, None when empty.
@@ -1554,6 +1556,44 @@ class Client(Transport):
             self.request(
                 "POST",
                 "/api/v1/assistant/ask",
+                body=body,
+            )
+        )
+
+    def estimate_assistant_question(
+        self,
+        body: dict[str, Any],
+    ) -> Any:
+        """What asking a question would read and cost now, at your price (free: nothing is read)
+
+        Plans the question as ask would and prices its reads like an analysis estimate, without
+        reading, charging or counting a run. A question that would be asked back or declined is
+        answered as ask would answer it; with a chat model configured the cost is known only once it
+        answers (`unavailable`).
+
+        POST /api/v1/assistant/estimate (operationId estimateAssistantQuestion)
+
+        Args:
+            body: A JSON object. question (str, required).
+
+        Returns:
+            The answer: JSON as dicts and lists, any other media type as text, None when empty.
+
+        Raises:
+            ProblemError: on an error answer; the codes it documents:
+                400: invalid_request, malformed_json
+                401: missing_credentials, invalid_key, key_expired, key_revoked, invalid_session
+                403: analysis_not_entitled
+                404: dataset_not_found
+                413: payload_too_large
+                415: unsupported_media_type
+                429: rate_limited, daily_limit, concurrency_limit, ip_fence
+                503: service_unavailable
+        """
+        return self._body(
+            self.request(
+                "POST",
+                "/api/v1/assistant/estimate",
                 body=body,
             )
         )

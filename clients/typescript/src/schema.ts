@@ -700,10 +700,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Ask the analysis assistant a question: it answers with an analysis (saved and run) or asks back
-         * @description The built-in planner answers unless the operator configured a chat-completions model (ASSISTANT_URL); `planner` says which answered. The reads it makes are ordinary metered reads at your price.
+         * Ask the analysis assistant a question: it answers with a run analysis (saved only with save: true) or asks back
+         * @description The built-in planner answers unless the operator configured a chat-completions model (ASSISTANT_URL); `planner` says which answered. The reads it makes are ordinary metered reads at your price. A question asked back or declined (a forecast, a ranking) charges nothing and does not count as a run of the day.
          */
         post: operations["askAssistant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/assistant/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What asking a question would read and cost now, at your price (free: nothing is read)
+         * @description Plans the question as ask would and prices its reads like an analysis estimate, without reading, charging or counting a run. A question that would be asked back or declined is answered as ask would answer it; with a chat model configured the cost is known only once it answers (`unavailable`).
+         */
+        post: operations["estimateAssistantQuestion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9344,6 +9364,8 @@ export interface operations {
                             path: string;
                             message: string;
                         }[];
+                        /** @description Where the data did not meet the dates asked for: a series that starts later than its from ("the data starts 2025-03-01; showing from then"), one cut to its newest 1000 observations, one with nothing in its range. */
+                        notes: string[];
                         /** @description Set when an earlier paid result of the same inputs was reused: nothing was read now. */
                         reused_from: {
                             run_id: string;
@@ -9668,6 +9690,8 @@ export interface operations {
             content: {
                 "application/json": {
                     question: string;
+                    /** @description Save the answer as an analysis of the account (default false: saved only on request). */
+                    save?: boolean;
                 };
             };
         };
@@ -9691,7 +9715,145 @@ export interface operations {
                         kind: "analysis";
                         /** @description Which planner answered: built-in or chat. */
                         planner: string;
+                        /** @description What was read and computed, any notes on the dates, and the cost. */
                         explanation: string;
+                        name: string;
+                        spec: {
+                            series: {
+                                /** @description How steps and outputs name this series. */
+                                id: string;
+                                /** @description A dataset key of the catalog. */
+                                dataset: string;
+                                /**
+                                 * @description Entity filters, e.g. {"symbol": "AAPL"} or {"tenor": "10 Yr"}; one value per field.
+                                 * @default {}
+                                 */
+                                entity: {
+                                    [key: string]: string | number;
+                                };
+                                /** @description A numeric field of the dataset (close, par_yield, value), or net:<class> on a COT report: that trader class long minus short (net:noncommercial, net:m_money). */
+                                field: string;
+                                /** @description First date, inclusive. */
+                                from?: string;
+                                /** @description Last date, inclusive. */
+                                to?: string;
+                                /** @description How charts and tables name it (default: the id). */
+                                label?: string;
+                            }[];
+                            /** @default [] */
+                            steps: ({
+                                /** @enum {string} */
+                                op: "pct_change";
+                                input: string;
+                                as: string;
+                                periods?: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "log_returns";
+                                input: string;
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "difference";
+                                input: string;
+                                as: string;
+                                periods?: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "yoy";
+                                input: string;
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "rebase";
+                                input: string;
+                                as: string;
+                                base_date?: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "rolling_mean";
+                                input: string;
+                                as: string;
+                                window: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "rolling_std";
+                                input: string;
+                                as: string;
+                                window: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "rolling_zscore";
+                                input: string;
+                                as: string;
+                                window: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "resample";
+                                input: string;
+                                as: string;
+                                /** @enum {string} */
+                                frequency: "week" | "month" | "quarter";
+                                /** @enum {string} */
+                                how: "last" | "mean" | "sum";
+                            } | {
+                                /** @enum {string} */
+                                op: "align";
+                                inputs: string[];
+                            } | {
+                                /** @enum {string} */
+                                op: "spread";
+                                inputs: [
+                                    string,
+                                    string
+                                ];
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "ratio";
+                                inputs: [
+                                    string,
+                                    string
+                                ];
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "correlation";
+                                inputs: string[];
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "beta";
+                                y: string;
+                                x: string;
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "drawdown";
+                                input: string;
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "percentile_rank";
+                                input: string;
+                                as: string;
+                                window: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "curve";
+                                input: string;
+                                as: string;
+                                date?: string;
+                            })[];
+                            outputs: {
+                                /** @enum {string} */
+                                kind: "line" | "bar" | "table" | "stats";
+                                /** @description Series ids or step results to show. */
+                                values: string[];
+                                title?: string;
+                            }[];
+                        };
+                        /** @description The saved analysis when the question was sent with save: true; else null (save it later). */
                         analysis: {
                             id: string;
                             name: string;
@@ -9846,7 +10008,7 @@ export interface operations {
                             }[] | null;
                             created_at: string;
                             updated_at: string;
-                        };
+                        } | null;
                         result: {
                             run_id: string;
                             analysis_id: string | null;
@@ -9906,6 +10068,8 @@ export interface operations {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description Where the data did not meet the dates asked for: a series that starts later than its from ("the data starts 2025-03-01; showing from then"), one cut to its newest 1000 observations, one with nothing in its range. */
+                            notes: string[];
                             /** @description Set when an earlier paid result of the same inputs was reused: nothing was read now. */
                             reused_from: {
                                 run_id: string;
@@ -9921,7 +10085,12 @@ export interface operations {
                         /** @enum {string} */
                         kind: "clarify";
                         planner: string;
-                        /** @description The question back to the user. */
+                        /**
+                         * @description ask_back: name it better (see candidates); unsupported: not a question the assistant answers; forecast: the assistant works on past data only. None is charged or counted as a run.
+                         * @enum {string}
+                         */
+                        reason: "ask_back" | "unsupported" | "forecast";
+                        /** @description The question back to the user, or what the assistant can do instead. */
                         message: string;
                         candidates: {
                             label: string;
@@ -10057,6 +10226,391 @@ export interface operations {
                 };
             };
             /** @description Problem details. Codes: rate_limited, daily_limit, concurrency_limit, ip_fence, fair_use_limit. */
+            429: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: service_unavailable. */
+            503: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    estimateAssistantQuestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    question: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "estimate";
+                        planner: string;
+                        name: string;
+                        spec: {
+                            series: {
+                                /** @description How steps and outputs name this series. */
+                                id: string;
+                                /** @description A dataset key of the catalog. */
+                                dataset: string;
+                                /**
+                                 * @description Entity filters, e.g. {"symbol": "AAPL"} or {"tenor": "10 Yr"}; one value per field.
+                                 * @default {}
+                                 */
+                                entity: {
+                                    [key: string]: string | number;
+                                };
+                                /** @description A numeric field of the dataset (close, par_yield, value), or net:<class> on a COT report: that trader class long minus short (net:noncommercial, net:m_money). */
+                                field: string;
+                                /** @description First date, inclusive. */
+                                from?: string;
+                                /** @description Last date, inclusive. */
+                                to?: string;
+                                /** @description How charts and tables name it (default: the id). */
+                                label?: string;
+                            }[];
+                            /** @default [] */
+                            steps: ({
+                                /** @enum {string} */
+                                op: "pct_change";
+                                input: string;
+                                as: string;
+                                periods?: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "log_returns";
+                                input: string;
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "difference";
+                                input: string;
+                                as: string;
+                                periods?: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "yoy";
+                                input: string;
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "rebase";
+                                input: string;
+                                as: string;
+                                base_date?: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "rolling_mean";
+                                input: string;
+                                as: string;
+                                window: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "rolling_std";
+                                input: string;
+                                as: string;
+                                window: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "rolling_zscore";
+                                input: string;
+                                as: string;
+                                window: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "resample";
+                                input: string;
+                                as: string;
+                                /** @enum {string} */
+                                frequency: "week" | "month" | "quarter";
+                                /** @enum {string} */
+                                how: "last" | "mean" | "sum";
+                            } | {
+                                /** @enum {string} */
+                                op: "align";
+                                inputs: string[];
+                            } | {
+                                /** @enum {string} */
+                                op: "spread";
+                                inputs: [
+                                    string,
+                                    string
+                                ];
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "ratio";
+                                inputs: [
+                                    string,
+                                    string
+                                ];
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "correlation";
+                                inputs: string[];
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "beta";
+                                y: string;
+                                x: string;
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "drawdown";
+                                input: string;
+                                as: string;
+                            } | {
+                                /** @enum {string} */
+                                op: "percentile_rank";
+                                input: string;
+                                as: string;
+                                window: number;
+                            } | {
+                                /** @enum {string} */
+                                op: "curve";
+                                input: string;
+                                as: string;
+                                date?: string;
+                            })[];
+                            outputs: {
+                                /** @enum {string} */
+                                kind: "line" | "bar" | "table" | "stats";
+                                /** @description Series ids or step results to show. */
+                                values: string[];
+                                title?: string;
+                            }[];
+                        };
+                        /** @description What the question would read and compute. */
+                        explanation: string;
+                        estimate: {
+                            reads: {
+                                series: string;
+                                dataset: string;
+                                entity: {
+                                    [key: string]: string | number;
+                                };
+                                field: string;
+                                /** @description This read at your price now (Terminal: ×1.35 after your discount). */
+                                token_cost: string;
+                                /** @description An exact token amount as a decimal string. */
+                                tokens_burned: string;
+                            }[];
+                            /** @description An exact token amount as a decimal string. */
+                            token_cost: string;
+                            /** @description What the run would burn: the sum of its reads. */
+                            tokens_burned: string;
+                            cost_eur: string;
+                            /** @description An exact token amount as a decimal string. */
+                            balance: string;
+                            /** @description An exact token amount as a decimal string. */
+                            balance_after: string;
+                            /** @description Above confirm_above_tokens: ask the user before running. */
+                            confirm_required: boolean;
+                            /** @description insufficient_tokens, fair_use_limit, spending_cap_reached, or null. */
+                            would_refuse: string | null;
+                            refusal_detail: string | null;
+                            /** @description A paid result of the same inputs a run now would reuse (nothing read or burned). */
+                            reuse: {
+                                run_id: string;
+                                started_at: string;
+                            } | null;
+                            fair_use: {
+                                runs_per_day: number;
+                                /** @description Runs and questions this account started today (UTC). */
+                                runs_today: number;
+                                reads_per_run: number;
+                                reuse_minutes: number;
+                                confirm_above_tokens: number;
+                            };
+                        };
+                    } | {
+                        /** @enum {string} */
+                        kind: "clarify";
+                        planner: string;
+                        /**
+                         * @description ask_back: name it better (see candidates); unsupported: not a question the assistant answers; forecast: the assistant works on past data only. None is charged or counted as a run.
+                         * @enum {string}
+                         */
+                        reason: "ask_back" | "unsupported" | "forecast";
+                        /** @description The question back to the user, or what the assistant can do instead. */
+                        message: string;
+                        candidates: {
+                            label: string;
+                            value: string;
+                        }[];
+                        /** @description An exact token amount as a decimal string. */
+                        tokens_burned: string;
+                        reads: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "unavailable";
+                        planner: string;
+                        /** @description Why the cost is known only once the question is answered (a chat model). */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Problem details. Codes: invalid_request, malformed_json. */
+            400: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: missing_credentials, invalid_key, key_expired, key_revoked, invalid_session. */
+            401: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    /** @description Bearer challenge on 401. */
+                    "WWW-Authenticate"?: string;
+                    /** @description Sent when the refused credential was a `tmd_session` cookie: clears it (`Max-Age=0`). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: analysis_not_entitled. */
+            403: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: dataset_not_found. */
+            404: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: payload_too_large. */
+            413: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: unsupported_media_type. */
+            415: {
+                headers: {
+                    /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */
+                    "X-Request-Id"?: string;
+                    /** @description IETF draft: the policies that limit this request, e.g. `"minute";q=60;w=60, "day";q=5000;w=86400`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF draft: per policy, requests left and seconds until room, e.g. `"minute";r=59;t=60`. */
+                    RateLimit?: string;
+                    /** @description `public, no-cache` on the free metadata (revalidate with its ETag); `private, no-store` on everything else. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem details. Codes: rate_limited, daily_limit, concurrency_limit, ip_fence. */
             429: {
                 headers: {
                     /** @description Echoes a valid client X-Request-Id (1-64 of A-Z a-z 0-9 . _ -) or a generated one. */

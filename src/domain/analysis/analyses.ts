@@ -28,7 +28,8 @@ import {
   type StepProblem,
 } from './engine.ts';
 import type { Planner, PlannerTools, PlanOutcome, TranscriptEntry } from './planner.ts';
-import { type AnalysisSpec, analysisName, analysisSpec } from './spec.ts';
+import { type DeclineReason, declineOf } from './scope.ts';
+import { type AnalysisSpec, analysisName, analysisSpec, type SeriesSpec } from './spec.ts';
 import { cotNet, type Series, type Value } from './transforms.ts';
 
 /** The Workbench's fair use when a package record leaves a value out (docs/analyze.md#fair-use). */
@@ -105,15 +106,27 @@ export interface RunResult {
   burnedMicros: bigint;
   outputs: RenderedOutput[];
   problems: StepProblem[];
+  /**
+   * Where the data did not meet the dates asked for, said openly: a series that starts later than its
+   * `from` ("the data starts 2025-03-01; showing from then"), one cut to its newest observations, one
+   * with nothing in its range.
+   */
+  notes: string[];
   /** Set when this answer reuses an earlier run's paid result: nothing was read or burned now. */
   reusedFrom: { runId: string; startedAt: number; burnedMicros: bigint } | null;
 }
+
+/** Why a question was asked back: to name it better, not a question answered here, or a forecast. */
+export type ClarifyReason = 'ask_back' | DeclineReason;
 
 export type AskResult =
   | {
       kind: 'analysis';
       planner: string;
-      analysis: Analysis;
+      name: string;
+      spec: AnalysisSpec;
+      /** The saved analysis when the question asked to save it, else null (saved only on request). */
+      analysis: Analysis | null;
       result: RunResult;
       explanation: string;
       /** Everything the question burned: the planner's own reads and the analysis's. */
@@ -123,11 +136,25 @@ export type AskResult =
   | {
       kind: 'clarify';
       planner: string;
+      reason: ClarifyReason;
       message: string;
       candidates: { label: string; value: string }[];
       burnedMicros: bigint;
       reads: number;
     };
+
+/** What a question would cost if asked now, planned without reading or counting anything. */
+export type QuestionEstimate =
+  | {
+      kind: 'estimate';
+      planner: string;
+      name: string;
+      spec: AnalysisSpec;
+      explanation: string;
+      estimate: RunEstimate;
+    }
+  | Extract<AskResult, { kind: 'clarify' }>
+  | { kind: 'unavailable'; planner: string; message: string };
 
 export interface AnalysesDeps {
   store: Ledger;
@@ -223,9 +250,42 @@ function parseAnalysis(input: { name?: unknown; spec?: unknown }): { name?: stri
 }
 
 function loadResult(json: string): RunResult {
-  return JSON.parse(json, (_key, value) =>
+  const result = JSON.parse(json, (_key, value) =>
     typeof value === 'string' && /^-?\d+n$/.test(value) ? BigInt(value.slice(0, -1)) : value,
   ) as RunResult;
+  // Results stored before notes were kept have none.
+  return { ...result, notes: result.notes ?? [] };
+}
+
+/** A week: a first observation within it of `from` is the calendar (a weekend, a holiday), not the data. */
+const NOTE_SLACK_MS = 7 * DAY_MS;
+
+/** Where the reads did not meet the dates the spec asked for (RunResult.notes). */
+function coverageNotes(series: readonly SeriesSpec[], reads: readonly SeriesRead[]): string[] {
+  const notes: string[] = [];
+  for (const s of series) {
+    const read = reads.find((r) => r.series === s.id);
+    if (!read) continue;
+    const label = s.label ?? s.id;
+    const range = `${s.from ? ` from ${s.from}` : ''}${s.to ? ` to ${s.to}` : ''}`;
+    if (read.rows === 0) {
+      notes.push(`There is no data for ${label}${range}: nothing to show for it.`);
+    } else if (read.truncated && read.firstDate) {
+      notes.push(
+        `${label} has more than ${OBSERVATIONS_PER_SERIES} observations${range}: showing the newest ${OBSERVATIONS_PER_SERIES}, from ${read.firstDate}.`,
+      );
+    } else if (s.from && read.firstDate && Date.parse(read.firstDate) - Date.parse(s.from) > NOTE_SLACK_MS) {
+      notes.push(
+        `The data for ${label} starts ${read.firstDate.slice(0, 10)}; showing from then (asked from ${s.from}).`,
+      );
+    }
+    if (s.to && read.lastDate && Date.parse(s.to) - Date.parse(read.lastDate) > NOTE_SLACK_MS) {
+      notes.push(
+        `The data for ${label} ends ${read.lastDate.slice(0, 10)}; showing to then (asked to ${s.to}).`,
+      );
+    }
+  }
+  return notes;
 }
 
 export class Analyses {
@@ -653,6 +713,7 @@ export class Analyses {
       burnedMicros,
       outputs,
       problems,
+      notes: coverageNotes(spec.series, reads),
       reusedFrom: null,
     };
     if (finish) {
@@ -680,13 +741,32 @@ export class Analyses {
   }
 
   /**
-   * A question to the assistant: the planner answers with an analysis (saved, run and explained) or asks
-   * back with candidates. The question counts as one run of the day; every read it makes, the planner's
-   * own and the analysis's, counts against reads_per_run and is metered like any other.
+   * A question to the assistant: the planner answers with an analysis (run and explained; saved only
+   * with `save`) or asks back with candidates. A forecast or a ranking is declined before any planner
+   * sees it. An answered question counts as one run of the day; every read it makes, the planner's own
+   * and the analysis's, counts against reads_per_run and is metered like any other. A question not
+   * answered (asked back or declined) charges nothing and does not count: its reads, if the planner made
+   * any, are refunded and its run released.
    */
-  async ask(caller: Caller, requestId: string, question: string): Promise<AskResult> {
+  async ask(
+    caller: Caller,
+    requestId: string,
+    question: string,
+    options: { save?: boolean } = {},
+  ): Promise<AskResult> {
     const { accountId, fairUse } = this.entitlement(caller);
     const planner = this.#deps.chatPlanner ?? this.#deps.builtInPlanner;
+    const declined = declineOf(question);
+    if (declined) {
+      return {
+        kind: 'clarify',
+        planner: planner.name,
+        candidates: [],
+        burnedMicros: 0n,
+        reads: 0,
+        ...declined,
+      };
+    }
     const runId = await this.#begin(caller, accountId, fairUse, null, 'ask', null);
     const budget = newBudget();
     let burnedMicros = 0n;
@@ -708,13 +788,20 @@ export class Analyses {
       // that cannot run is a question back, never an error (a planner is not the caller's input).
       const outcome = planned.kind === 'clarify' ? planned : this.#checkPlanned(planned);
       if (outcome.kind === 'clarify') {
-        await finishAsk('done', null);
+        // Not answered: nothing charged, and not a run of the day.
+        const refunded = await this.#refund(caller, budget.charged, `question ${runId} was asked back`);
+        await this.#deps.store.releaseAnalysisRun(accountId, runId);
+        const n = refunded.reads;
         return {
           kind: 'clarify',
           planner: planner.name,
-          message: outcome.message,
+          reason: 'unsupported' in outcome && outcome.unsupported ? 'unsupported' : 'ask_back',
+          message:
+            n === 0
+              ? outcome.message
+              : `${outcome.message} (The ${n} read${n === 1 ? '' : 's'} made while planning ${n === 1 ? 'was' : 'were'} refunded.)`,
           candidates: outcome.candidates,
-          burnedMicros,
+          burnedMicros: burnedMicros - refunded.micros,
           reads: budget.used,
         };
       }
@@ -724,28 +811,37 @@ export class Analyses {
           ? earlier.result
           : await this.#execute(caller, `${requestId}.a`, runId, null, outcome.spec, fairUse, budget, false);
       if (result !== earlier?.result) burnedMicros += result.burnedMicros;
-      const analysis = await this.create(caller, {
-        name: outcome.name,
-        spec: outcome.spec,
-        planner: planner.name,
-        transcript: outcome.transcript,
-      });
-      const saved: RunResult = { ...result, analysisId: analysis.id };
-      // Recorded as a run of the new analysis with its inputs: its CSV export and a rerun can reuse it.
+      const analysis = options.save
+        ? await this.create(caller, {
+            name: outcome.name,
+            spec: outcome.spec,
+            planner: planner.name,
+            transcript: outcome.transcript,
+          })
+        : null;
+      const answered: RunResult = { ...result, analysisId: analysis?.id ?? null };
+      // Recorded with its inputs (and its analysis, when saved): a rerun of the same analysis, saved now
+      // or later, reuses it, and its CSV exports.
       await this.#deps.store.finishAnalysisRun(runId, {
         status: 'done',
         reads: budget.used,
         burnedMicros,
-        result: storeResult(saved),
-        analysisId: analysis.id,
+        result: storeResult(answered),
+        ...(analysis && { analysisId: analysis.id }),
         inputsHash: this.#inputsHash(outcome.spec),
       });
-      const explanation = `${outcome.explanation} ${describeCost(saved, burnedMicros, budget.used)}`;
+      const explanation = [
+        outcome.explanation,
+        ...answered.notes,
+        describeCost(answered, burnedMicros, budget.used),
+      ].join(' ');
       return {
         kind: 'analysis',
         planner: planner.name,
+        name: outcome.name,
+        spec: outcome.spec,
         analysis,
-        result: saved,
+        result: answered,
         explanation,
         burnedMicros,
         reads: budget.used,
@@ -759,6 +855,73 @@ export class Analyses {
       await finishAsk('failed', null);
       throw withRefunds(error, 'question', budget.refunded);
     }
+  }
+
+  /**
+   * What a question would read and cost if asked now, at the caller's price, and what would refuse it:
+   * planned by the built-in planner without reading, charging or counting anything. A chat model plans
+   * as it reads, so with one configured the cost is known only once it answers.
+   */
+  async estimateQuestion(caller: Caller, question: string): Promise<QuestionEstimate> {
+    this.entitlement(caller);
+    const planner = this.#deps.chatPlanner ?? this.#deps.builtInPlanner;
+    const declined = declineOf(question);
+    if (declined) {
+      return {
+        kind: 'clarify',
+        planner: planner.name,
+        candidates: [],
+        burnedMicros: 0n,
+        reads: 0,
+        ...declined,
+      };
+    }
+    if (this.#deps.chatPlanner) {
+      return {
+        kind: 'unavailable',
+        planner: planner.name,
+        message:
+          'The chat model plans as it reads, so what a question costs is known only once it answers: each read at your price, within reads_per_run.',
+      };
+    }
+    const today = new Date(this.#deps.now()).toISOString().slice(0, 10);
+    const planned = await planner.plan(question, this.#estimateTools(), today);
+    const outcome = planned.kind === 'clarify' ? planned : this.#checkPlanned(planned);
+    if (outcome.kind === 'clarify') {
+      return {
+        kind: 'clarify',
+        planner: planner.name,
+        reason: 'unsupported' in outcome && outcome.unsupported ? 'unsupported' : 'ask_back',
+        message: outcome.message,
+        candidates: outcome.candidates,
+        burnedMicros: 0n,
+        reads: 0,
+      };
+    }
+    // A question always reads afresh (it never reuses a paid result), so it is estimated as a fresh run.
+    const estimate = await this.estimate(caller, { spec: outcome.spec }, { reading: true });
+    return {
+      kind: 'estimate',
+      planner: planner.name,
+      name: outcome.name,
+      spec: outcome.spec,
+      explanation: outcome.explanation,
+      estimate,
+    };
+  }
+
+  /** Tools for planning an estimate: the built-in planner uses none; a metered one is refused. */
+  #estimateTools(): PlannerTools {
+    const refuse = (): never => {
+      throw new AppError('invalid_request', 'An estimate reads nothing.');
+    };
+    return {
+      search: () => [],
+      describe: refuse,
+      estimate: async () => refuse(),
+      read: async () => refuse(),
+      runAnalysis: async () => refuse(),
+    };
   }
 
   /**

@@ -155,6 +155,23 @@ function minusMonths(date: string, months: number): string | null {
   return isoDay(d);
 }
 
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] as const;
+const MONTH =
+  '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+
+/**
+ * The first day of a named month: of the year given, else the latest such month that has begun by today
+ * ("since January" in November is this January; "since December" in November is last December).
+ */
+function monthStart(name: string, year: string | undefined, today: string): string {
+  const month = MONTHS.indexOf(name.slice(0, 3) as (typeof MONTHS)[number]) + 1;
+  const mm = String(month).padStart(2, '0');
+  if (year) return `${year}-${mm}-01`;
+  const thisYear = Number(today.slice(0, 4));
+  const start = `${thisYear}-${mm}-01`;
+  return start <= today ? start : `${String(thisYear - 1).padStart(4, '0')}-${mm}-01`;
+}
+
 /** Whether a YYYY-MM-DD names a day of the calendar (not 2024-13-45 or 2024-02-30). */
 function isRealDate(date: string): boolean {
   return isoDay(new Date(`${date}T00:00:00Z`)) === date;
@@ -193,6 +210,16 @@ function parseRange(text: string, today: string): { range: Range; rest: string }
     take(/\b(?:since|from|starting) (\d{4})\b/, (m) => {
       range.from = `${m[1]}-01-01`;
     }) ||
+    take(
+      new RegExp(`\\b(?:since|from|starting|after) (?:the start of )?${MONTH}(?:,? (\\d{4}))?\\b`),
+      (m) => {
+        range.from = monthStart(m[1] as string, m[2], today);
+      },
+    ) ||
+    take(new RegExp(`\\bin ${MONTH},? (\\d{4})\\b`), (m) => {
+      range.from = monthStart(m[1] as string, m[2], today);
+      range.to = addDays(minusMonths(range.from, -1) ?? range.from, -1) ?? range.from;
+    }) ||
     take(/\bin (\d{4})\b/, (m) => {
       range.from = `${m[1]}-01-01`;
       range.to = `${m[1]}-12-31`;
@@ -224,6 +251,13 @@ function parseRange(text: string, today: string): { range: Range; rest: string }
   take(new RegExp(`\\b(?:until|to|through) ${d}`), (m) => {
     range.to = m[1];
   });
+  // A date constraint is never dropped: one the forms above do not read is asked back.
+  const unread = rest.match(
+    /\b(?:since|until|before|after|through) (?!the (?:last|past)\b)[^ ,.;]+(?: [^ ,.;]+)?/,
+  );
+  if (unread && !range.problem) {
+    range.problem = `I could not read the date in "${unread[0].trim()}": write it as YYYY-MM-DD (since 2026-01-15), a year (since 2024), a month (since January, since March 2025) or a span (last 3 months).`;
+  }
   const impossible = [range.from, range.to, range.on].find((date) => date !== undefined && !isRealDate(date));
   if (impossible !== undefined) {
     range.problem = `There is no date ${impossible}: write a day of the calendar as YYYY-MM-DD, e.g. 2024-01-31.`;
@@ -260,9 +294,12 @@ interface Named {
 class Clarify {
   readonly message: string;
   readonly candidates: Candidate[];
-  constructor(message: string, candidates: Candidate[] = []) {
+  /** Set when no question form fits: the question is not one the planner answers, however it is named. */
+  readonly unsupported: boolean;
+  constructor(message: string, candidates: Candidate[] = [], unsupported = false) {
     this.message = message;
     this.candidates = candidates;
+    this.unsupported = unsupported;
   }
 }
 
@@ -329,6 +366,7 @@ export class BuiltInPlanner implements Planner {
         kind: 'clarify',
         message: error.message,
         candidates: error.candidates,
+        ...(error.unsupported && { unsupported: true }),
         transcript: [...transcript, { role: 'assistant', content: error.message }],
       };
     }
@@ -364,7 +402,7 @@ export class BuiltInPlanner implements Planner {
           'The catalog has positioning (Commitments of Traders) for that market, not its price. Ask for a net position, e.g. "net non-commercial position in gold futures, last 52 weeks".',
         );
       }
-      throw new Clarify(`I could not find a dataset series in that question. ${FORMS}`);
+      throw new Clarify(`I could not find a dataset series in that question. ${FORMS}`, [], true);
     }
     const series = generic ?? this.#seriesSpecs(named, rest, range);
     const first = series[0]?.entity ? (Object.values(series[0].entity)[0] ?? series[0].id) : series[0]?.id;

@@ -34,6 +34,8 @@ export type PlanOutcome =
       /** The question back to the user. */
       message: string;
       candidates: Candidate[];
+      /** No question form fits: not a question this planner answers (rather than one to name better). */
+      unsupported?: boolean;
       transcript: TranscriptEntry[];
     };
 

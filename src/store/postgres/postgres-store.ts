@@ -2186,6 +2186,14 @@ export class PostgresStore implements Store {
     );
   }
 
+  async releaseAnalysisRun(accountId: string, id: string): Promise<boolean> {
+    const result = await this.#q(
+      "DELETE FROM analysis_runs WHERE id = $1 AND account_id = $2 AND status = 'running'",
+      [id, accountId],
+    );
+    return result.rowCount === 1;
+  }
+
   async countAnalysisRuns(accountId: string, sinceMs: number): Promise<number> {
     const row = await this.#one(
       'SELECT count(*)::integer AS n FROM analysis_runs WHERE account_id = $1 AND started_at >= $2',

@@ -1959,6 +1959,18 @@ export class SqliteStore implements Store {
     );
   }
 
+  async releaseAnalysisRun(accountId: string, id: string): Promise<boolean> {
+    return (
+      Number(
+        this.#run(
+          "DELETE FROM analysis_runs WHERE id = ? AND account_id = ? AND status = 'running'",
+          id,
+          accountId,
+        ).changes,
+      ) === 1
+    );
+  }
+
   async countAnalysisRuns(accountId: string, sinceMs: number): Promise<number> {
     const row = this.#get(
       'SELECT count(*) AS n FROM analysis_runs WHERE account_id = ? AND started_at >= ?',

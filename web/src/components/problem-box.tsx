@@ -1,6 +1,6 @@
 /** A refusal as the user needs it: the problem's title and detail, and what to do (a countdown on 429). */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, whatToDo } from '../api.ts';
+import { ApiError, InputError, whatToDo } from '../api.ts';
 
 export function ProblemBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
   const apiError = error instanceof ApiError ? error : null;
@@ -17,6 +17,14 @@ export function ProblemBox({ error, onRetry }: { error: unknown; onRetry?: () =>
     }, 250);
     return () => clearInterval(timer);
   }, [apiError]);
+  if (error instanceof InputError) {
+    return (
+      <div class="problem" role="alert" aria-label="Check your input">
+        <h2>Check your input</h2>
+        <p>{error.message}</p>
+      </div>
+    );
+  }
   if (!apiError) {
     return (
       <div class="problem" role="alert">

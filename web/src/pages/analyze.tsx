@@ -6,7 +6,7 @@
  */
 import './analyze.css';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api.ts';
+import { ApiError, api, parseJsonInput } from '../api.ts';
 import { Chart } from '../components/chart.tsx';
 import { ProblemBox } from '../components/problem-box.tsx';
 import { ScrollRegion } from '../components/scroll-region.tsx';
@@ -19,8 +19,9 @@ import type {
   AnalysisResult,
   AnalysisSpec,
   AssistantAnswer,
+  QuestionEstimate,
   SeriesSpec,
-} from './analyze-types.ts';
+} from '../types.ts';
 
 interface SeriesRow {
   id: string;
@@ -75,9 +76,10 @@ function specOf(rows: SeriesRow[], stepsText: string, outputsText: string): Anal
     ...(r.to.trim() && { to: r.to.trim() }),
   }));
   const ids = series.map((s) => s.id);
-  const steps = stepsText.trim() ? JSON.parse(stepsText) : [];
-  const outputs = outputsText.trim()
-    ? JSON.parse(outputsText)
+  // Parsed here: a typo is reported with where it is, and nothing is sent.
+  const steps = stepsText.trim() ? (parseJsonInput('Steps', stepsText) as AnalysisSpec['steps']) : [];
+  const outputs: AnalysisSpec['outputs'] = outputsText.trim()
+    ? (parseJsonInput('Outputs', outputsText) as AnalysisSpec['outputs'])
     : [
         { kind: 'line', values: ids },
         { kind: 'stats', values: ids },
@@ -242,6 +244,8 @@ export function AnalyzePage() {
   const [result, setResult] = useState<AnalysisResult | null>(null);
   const [question, setQuestion] = useState('');
   const [answer, setAnswer] = useState<AssistantAnswer | null>(null);
+  const [answerSaved, setAnswerSaved] = useState(false);
+  const [questionEstimate, setQuestionEstimate] = useState<QuestionEstimate | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
@@ -260,8 +264,31 @@ export function AnalyzePage() {
     load();
   }, []);
 
-  const open = (a: Analysis) => {
-    setCurrent(a);
+  // What the question would cost, planned by the service as the user types (free: nothing is read).
+  useEffect(() => {
+    setQuestionEstimate(null);
+    if (entitlement !== 'yes' || !question.trim()) return;
+    let current = true;
+    const timer = setTimeout(async () => {
+      try {
+        const { body } = await api<QuestionEstimate>('/api/v1/assistant/estimate', {
+          method: 'POST',
+          body: { question },
+        });
+        if (current) setQuestionEstimate(body);
+      } catch {
+        // An estimate is a courtesy: Ask reports any refusal itself.
+      }
+    }, 400);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [question, entitlement]);
+
+  /** Puts an analysis in the composer: a saved one, or an answer not saved yet (`current` null). */
+  const open = (a: Analysis | { name: string; spec: AnalysisSpec }) => {
+    setCurrent('id' in a ? a : null);
     setName(a.name);
     setRows(rowsOf(a.spec));
     setStepsText(a.spec.steps.length ? JSON.stringify(a.spec.steps, null, 1) : '');
@@ -276,7 +303,7 @@ export function AnalyzePage() {
     try {
       await work();
     } catch (e) {
-      setError(e instanceof SyntaxError ? new Error(`Steps and outputs must be JSON: ${e.message}`) : e);
+      setError(e);
     } finally {
       setBusy(false);
     }
@@ -321,12 +348,19 @@ export function AnalyzePage() {
         body: { question: text },
       });
       setAnswer(body);
+      setAnswerSaved(false);
       if (body.kind === 'analysis') {
-        open(body.analysis);
-        setSaved((list) => [body.analysis, ...list]);
+        // Not saved until the user asks: it opens in the composer as a draft.
+        open(body);
         setResult(body.result);
+        await refreshMe();
       }
-      await refreshMe();
+    });
+
+  const saveAnswer = () =>
+    act(async () => {
+      await save();
+      setAnswerSaved(true);
     });
 
   const remove = (a: Analysis) =>
@@ -395,15 +429,46 @@ export function AnalyzePage() {
           <span data-testid="planner">
             {planner === 'chat' ? 'configured chat model' : 'built-in planner'}
           </span>
-          . Its reads are metered at your Terminal price; a question counts as one run of the day.
+          . Its reads are metered at your Terminal price; an answered question counts as one run of the day.
+          It charts and computes on past data only: a question it asks back or does not answer (a forecast, a
+          ranking) is free and not counted. Answers are saved only when you save them.
         </p>
+        {questionEstimate && (
+          <p class="small" data-testid="question-estimate" aria-live="polite">
+            {questionEstimate.kind === 'estimate' ? (
+              <>
+                This question will cost about{' '}
+                <strong data-testid="question-estimate-total">
+                  {questionEstimate.estimate.tokens_burned}
+                </strong>{' '}
+                tokens ({questionEstimate.estimate.reads.length} metered read
+                {questionEstimate.estimate.reads.length === 1 ? '' : 's'}).
+                {questionEstimate.estimate.would_refuse &&
+                  ` It would be refused now: ${questionEstimate.estimate.would_refuse}.`}
+              </>
+            ) : questionEstimate.kind === 'clarify' ? (
+              'This question would not be answered as it stands: asking it is free.'
+            ) : (
+              questionEstimate.message
+            )}
+          </p>
+        )}
         {answer && (
           <div role="status" aria-label="Assistant answer">
             <p class="small muted">
               Answered by the {answer.planner === 'chat' ? 'chat model' : 'built-in planner'}.
             </p>
             {answer.kind === 'analysis' ? (
-              <p data-testid="explanation">{answer.explanation}</p>
+              <>
+                <p data-testid="explanation">{answer.explanation}</p>
+                {answerSaved || answer.analysis ? (
+                  <p class="small">Saved to your analyses.</p>
+                ) : (
+                  <button type="button" class="secondary" disabled={busy} onClick={saveAnswer}>
+                    Save this analysis
+                  </button>
+                )}
+              </>
             ) : (
               <>
                 <p data-testid="clarification">{answer.message}</p>
