@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { freshDatabase, type TestDatabase } from './helpers/backends.ts';
 import { MCP_PATH, toolCall } from './helpers/mcp.ts';
-import { callbackServer, MemoryOAuthClient, signInByApi } from './helpers/oauth.ts';
+import { callbackServer, MemoryOAuthClient, mcpCallWith, signInByApi } from './helpers/oauth.ts';
 import {
   assertLedgerBalanced,
   bearer,
@@ -175,14 +175,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
         });
         assert.equal(reused.status, 400);
         assert.equal(((await reused.json()) as { error: string }).error, 'invalid_grant');
-        const res = await server.request('POST', MCP_PATH, {
-          headers: {
-            ...bearer(provider.saved?.access_token as string),
-            'content-type': 'application/json',
-            accept: 'application/json',
-          },
-          raw: JSON.stringify(toolCall('get_account', {})),
-        });
+        const res = await mcpCallWith(server, provider.saved?.access_token as string);
         assert.equal(res.status, 401, 'the grant of the reused token is gone');
       });
 
@@ -200,14 +193,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
           headers: bearer(account.session),
         });
         assert.equal(revoked.status, 200, revoked.text);
-        const res = await server.request('POST', MCP_PATH, {
-          headers: {
-            ...bearer(agent.saved?.access_token as string),
-            'content-type': 'application/json',
-            accept: 'application/json',
-          },
-          raw: JSON.stringify(toolCall('get_account', {})),
-        });
+        const res = await mcpCallWith(server, agent.saved?.access_token as string);
         assert.equal(res.status, 401, res.text);
         assert.equal(res.json.code, 'invalid_token');
         assert.match(res.headers.get('www-authenticate') ?? '', /resource_metadata=.*error="invalid_token"/);
@@ -279,11 +265,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
         return { url, verifier };
       }
 
-      const mcpCall = (token: string) =>
-        server.request('POST', MCP_PATH, {
-          headers: { ...bearer(token), 'content-type': 'application/json', accept: 'application/json' },
-          raw: JSON.stringify(toolCall('get_account', {})),
-        });
+      const mcpCall = (token: string) => mcpCallWith(server, token);
 
       test('a forged token, and a real token on REST, are 401 and change nothing', async () => {
         const forged = await mcpCall('A'.repeat(43));

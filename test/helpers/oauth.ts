@@ -13,7 +13,8 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import { bearer, type TestServer } from './server.ts';
+import { MCP_PATH, toolCall } from './mcp.ts';
+import { bearer, type TestResponse, type TestServer } from './server.ts';
 
 export class MemoryOAuthClient implements OAuthClientProvider {
   information: StoredOAuthClientInformation | undefined;
@@ -148,4 +149,12 @@ export async function signInByApi(
     next = location.href;
   }
   throw new Error('the sign-in never returned to the client');
+}
+
+/** One free MCP call (get_account) with an access token, as a client sends it. */
+export function mcpCallWith(server: TestServer, token: string): Promise<TestResponse> {
+  return server.request('POST', MCP_PATH, {
+    headers: { ...bearer(token), 'content-type': 'application/json', accept: 'application/json' },
+    raw: JSON.stringify(toolCall('get_account', {})),
+  });
 }

@@ -92,6 +92,12 @@ function Header({ path }: { path: string }) {
                   </Link>
                 </li>
               ))}
+              <li>
+                <a href="/manual/">Manual</a>
+              </li>
+              <li>
+                <a href="/docs">API</a>
+              </li>
             </ul>
           </nav>
           <span class="spacer" />

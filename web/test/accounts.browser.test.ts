@@ -156,7 +156,10 @@ describe('accounts in the Terminal', { skip }, () => {
     const ended = await server.request('GET', '/api/v1/me', { headers: bearer(elsewhere) });
     assert.equal(ended.status, 401, 'the session signed in elsewhere has ended');
 
-    await page.getByRole('region', { name: 'Password changed' }).getByRole('link', { name: 'Sign in' }).click();
+    await page
+      .getByRole('region', { name: 'Password changed' })
+      .getByRole('link', { name: 'Sign in' })
+      .click();
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(newPassword);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();

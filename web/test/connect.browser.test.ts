@@ -8,11 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import { MCP_PATH, toolCall } from '../../test/helpers/mcp.ts';
-import { callbackServer, MemoryOAuthClient } from '../../test/helpers/oauth.ts';
+import { MCP_PATH } from '../../test/helpers/mcp.ts';
+import { callbackServer, MemoryOAuthClient, mcpCallWith } from '../../test/helpers/oauth.ts';
 import {
   assertLedgerBalanced,
-  bearer,
   freePort,
   startServer,
   type TestServer,
@@ -109,14 +108,7 @@ describe('an agent connects through the Terminal', { skip }, () => {
     await row.getByRole('button', { name: 'Yes, revoke' }).click();
     await row.filter({ hasText: 'revoked' }).waitFor();
 
-    const res = await server.request('POST', MCP_PATH, {
-      headers: {
-        ...bearer(provider.saved?.access_token as string),
-        'content-type': 'application/json',
-        accept: 'application/json',
-      },
-      raw: JSON.stringify(toolCall('get_account', {})),
-    });
+    const res = await mcpCallWith(server, provider.saved?.access_token as string);
     assert.equal(res.status, 401);
     assert.equal(res.json.code, 'invalid_token');
   });

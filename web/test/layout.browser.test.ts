@@ -109,6 +109,8 @@ describe('the Terminal at a laptop and a phone width', { skip }, () => {
         await menu.click();
         assert.equal(await menu.getAttribute('aria-expanded'), 'true');
       }
+      assert.equal(await nav.getByRole('link', { name: 'Manual' }).getAttribute('href'), '/manual/');
+      assert.equal(await nav.getByRole('link', { name: 'API', exact: true }).getAttribute('href'), '/docs');
       await nav.getByRole('link', { name: 'Wallet' }).click();
       await page.waitForURL(/\/terminal\/wallet/);
       if (size.name === 'phone') await page.getByRole('button', { name: 'Menu' }).click();
