@@ -100,6 +100,24 @@ describe('the Terminal at a laptop and a phone width', { skip }, () => {
         await screenshot(page, `layout-${size.name}${path.replaceAll('/', '-')}`);
       }
 
+      // A paid read from the dataset page: the cost tiles and the chart fit the window too.
+      await page.goto(`${server.url}/terminal/dataset/equities/stock-prices`);
+      await page.getByTestId('estimate-cost').waitFor();
+      // A wallet pays for open data: the badge says open data, not free.
+      await page.getByRole('heading', { level: 1 }).getByText('open data (P0)').waitFor();
+      await page.getByLabel('symbol (comma-separated)').fill('AAPL,MSFT');
+      await page.getByLabel('Rows per page').press('Enter');
+      assert.equal(
+        await page.getByTestId('cost-charged').textContent(),
+        await page.getByTestId('estimate-cost').textContent(),
+      );
+      await page
+        .getByRole('figure', { name: /one line per entity/ })
+        .locator('[data-drawn=true] canvas')
+        .waitFor();
+      await assertNoHorizontalScroll(page, `${size.name} dataset after a read`);
+      await screenshot(page, `layout-${size.name}-read`);
+
       // What the header offers is reachable: on a phone, behind its menu button.
       await page.goto(`${server.url}/terminal/explorer`);
       const nav = page.getByRole('navigation', { name: 'Main' });

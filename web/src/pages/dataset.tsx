@@ -195,7 +195,15 @@ export function DatasetPage({ dsKey }: { dsKey: string; search: string }) {
       </p>
       <h1>
         {ds.title} <code class="muted small">{ds.key}</code>{' '}
-        {ds.p0 ? <span class="badge p0">P0 free</span> : <span class="badge">paid</span>}
+        {estimate && Number(estimate.tokens_burned) === 0 ? (
+          <span class="badge p0">free for you</span>
+        ) : ds.p0 ? (
+          <span class="badge" title="Free for public-test keys; a wallet pays the price shown">
+            open data (P0)
+          </span>
+        ) : (
+          <span class="badge">paid</span>
+        )}
       </h1>
       <p>{ds.description}</p>
       <p class="muted small">
