@@ -371,7 +371,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     cursors: new CursorCodec(derive(secret, 'cursor')),
   });
   // A load swapped in on any node: this node's cached sources and spans of that dataset are dropped.
-  rowStore.onLoaded((dataset) => reads.forget(dataset));
+  void rowStore.onLoaded((dataset) => reads.forget(dataset));
   const recipes = new Recipes(reads, meterDeps);
   const accounts = new Accounts({ store, pricing, now, config });
   const exports = new DataExports({ config, reads, meter: meterDeps, datasets: rowStore });

@@ -420,8 +420,9 @@ export interface Datasets extends StoreLifecycle, ImportStore, CollectionStore {
   /**
    * Calls `listener` with a dataset's key each time a load or upsert of it is swapped in: in this
    * process at once, in others within a second (SQLite: PRAGMA data_version; PostgreSQL: LISTEN).
+   * Resolves once loads from now on will be told (PostgreSQL: its LISTEN is in place).
    */
-  onLoaded(listener: (dataset: string) => void): void;
+  onLoaded(listener: (dataset: string) => void): Promise<void>;
   /**
    * Each dataset's entity fields, in catalog order: their values become the dataset's key columns,
    * which reads filtering on them walk. Datasets stored under another layout are re-keyed here (one

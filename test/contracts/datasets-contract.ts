@@ -469,7 +469,7 @@ export function runDatasetsContract(
         await store.loadRows(other, 'date', rows.slice(0, 3), 'import');
         const old = await everything(other);
         const told: string[] = [];
-        store.onLoaded((dataset) => told.push(dataset));
+        await store.onLoaded((dataset) => told.push(dataset));
         const load = paused(rows.slice(3, 13), rows.slice(13, 23));
         const loading = store.loadRowsStream(other, 'date', load.batches, 'import', undefined, {
           run: provenance('swap.csv'),

@@ -295,8 +295,8 @@ export class ExternalDatasets implements Datasets {
     return this.#inner.listImportRuns(filter, limit);
   }
 
-  onLoaded(listener: (dataset: string) => void): void {
-    this.#inner.onLoaded(listener);
+  onLoaded(listener: (dataset: string) => void): Promise<void> {
+    return this.#inner.onLoaded(listener);
   }
 
   syncLayouts(layouts: ReadonlyMap<string, readonly string[]>): Promise<{ rekeyed: string[] }> {

@@ -356,6 +356,8 @@ export class PostgresStore implements Store {
   readonly #url: string;
   readonly #loadListeners = new Set<(dataset: string) => void>();
   #listening = false;
+  /** Resolves once the first LISTEN is in place. */
+  #listeningReady: Promise<void> = Promise.resolve();
   #listener: pg.Client | null = null;
   #closed = false;
   /** Each dataset's entity fields, the order of its key columns (syncLayouts). */
@@ -1358,12 +1360,16 @@ export class PostgresStore implements Store {
   }
 
   /** LISTENs on its own connection, reconnecting after a second when it drops. */
-  onLoaded(listener: (dataset: string) => void): void {
+  onLoaded(listener: (dataset: string) => void): Promise<void> {
     this.#loadListeners.add(listener);
-    if (this.#listening) return;
+    if (this.#listening) return this.#listeningReady;
     this.#listening = true;
+    let ready = () => {};
+    this.#listeningReady = new Promise<void>((resolve) => {
+      ready = resolve;
+    });
     const connect = () => {
-      if (this.#closed) return;
+      if (this.#closed) return ready();
       const client = new pg.Client({
         connectionString: this.#url,
         application_name: 'token-metered-data-listen',
@@ -1384,9 +1390,11 @@ export class PostgresStore implements Store {
       client
         .connect()
         .then(() => client.query(`LISTEN ${LOADED_CHANNEL}`))
+        .then(() => ready())
         .catch(retry);
     };
     connect();
+    return this.#listeningReady;
   }
 
   async datasetSource(

@@ -1176,7 +1176,7 @@ export class SqliteStore implements Store {
    * and by another within WATCH_MS: another process's commit moves PRAGMA data_version, and only then
    * are the datasets' loaded_at compared.
    */
-  onLoaded(listener: (dataset: string) => void): void {
+  async onLoaded(listener: (dataset: string) => void): Promise<void> {
     this.#loadListeners.add(listener);
     if (this.#watch || this.#path === ':memory:') return;
     const version = () => num(this.#get('PRAGMA data_version')?.data_version);
