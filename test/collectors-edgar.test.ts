@@ -3,7 +3,8 @@
  * the daily form index of 18 March 2020 (rows checked by hand against the file), a second run that
  * changes nothing, a quarter's full index asked again with the validators of its last answer (the
  * recorded 304 to If-Modified-Since), a quarter EDGAR does not have (the recorded S3 AccessDenied,
- * 403), and Tesla's submissions JSON with its older page (filings.files).
+ * 403), a quarter's full index read whole (the day's index standing in for it: none was recorded),
+ * and Tesla's submissions JSON with its older page (filings.files).
  *
  * The full-index recordings answered `form.gz`; the collector asks for the same index uncompressed
  * (`form.idx`, the client reads text), so they are served at that path.
@@ -293,6 +294,49 @@ test("EDGAR submissions: a filer's filings with its ticker, SIC and acceptance t
   } finally {
     await server.close();
   }
+});
+
+test('EDGAR full index: a quarter read whole, its validators kept for the next run', async () => {
+  // No full index was recorded: the day's index (the same columns) stands in for the quarter's.
+  const asked: { url: string; etag: string | null; lastModified: string | null }[] = [];
+  const http = {
+    get: async (url: string, options: { etag?: string | null; lastModified?: string | null } = {}) => {
+      asked.push({ url, etag: options.etag ?? null, lastModified: options.lastModified ?? null });
+      return url.endsWith('/full-index/2020/QTR1/form.idx')
+        ? { status: 200, url, etag: ETAG, lastModified: LAST_MODIFIED, body: recorded(DAILY) }
+        : { status: 404, url, etag: null, lastModified: null, body: '' };
+    },
+    postJson: async () => {
+      throw new Error('EDGAR is asked with GET');
+    },
+  };
+  const chunks = [];
+  for await (const chunk of secIndex.run({
+    http,
+    baseUrl: 'https://www.sec.gov',
+    cursor: {},
+    now: Date.parse('2020-06-15T12:00:00Z'),
+    today: '2020-06-15',
+    since: '2020-03-02',
+    backfill: false,
+    credentials: {},
+    options: {},
+  }))
+    chunks.push(chunk);
+  assert.deepEqual(asked[0], {
+    url: 'https://www.sec.gov/Archives/edgar/full-index/2020/QTR1/form.idx',
+    etag: null,
+    lastModified: null,
+  });
+  // The second quarter (from 1 April) from its daily indexes, none of them there.
+  assert.equal(asked[1]?.url, 'https://www.sec.gov/Archives/edgar/daily-index/2020/QTR2/form.20200401.idx');
+  assert.equal(chunks.length, 1);
+  // Every line of the index, the days before --since too: one row per accession number.
+  assert.equal(chunks[0]?.records.length, 2666);
+  assert.deepEqual(chunks[0]?.cursor, {
+    day: '2020-03-31',
+    'full:2020Q1': JSON.stringify({ etag: ETAG, modified: LAST_MODIFIED }),
+  });
 });
 
 test('EDGAR: option "ciks" is a list of CIKs', async () => {
