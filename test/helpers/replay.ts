@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { ServiceFile } from '../../src/config.ts';
@@ -23,19 +23,25 @@ export type Answer = [status: number, body: string, headers?: Record<string, str
 
 export interface Replay {
   base: string;
-  seen: { path: string; userAgent: string | undefined }[];
+  seen: { path: string; userAgent: string | undefined; headers: IncomingHttpHeaders }[];
   close(): Promise<void>;
 }
 
 /** Serves `route`'s answer to each request; an unrecorded request is 404, a throw a 500. */
-export async function startReplay(route: (url: URL) => Answer | null): Promise<Replay> {
+export async function startReplay(
+  route: (url: URL, headers: IncomingHttpHeaders) => Answer | null,
+): Promise<Replay> {
   const seen: Replay['seen'] = [];
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://replay');
-    seen.push({ path: `${url.pathname}${url.search}`, userAgent: request.headers['user-agent'] });
+    seen.push({
+      path: `${url.pathname}${url.search}`,
+      userAgent: request.headers['user-agent'],
+      headers: request.headers,
+    });
     let answer: Answer;
     try {
-      answer = route(url) ?? [404, '{"error":"not recorded"}'];
+      answer = route(url, request.headers) ?? [404, '{"error":"not recorded"}'];
     } catch (error) {
       answer = [500, JSON.stringify({ error: (error as Error).message })];
     }

@@ -9,6 +9,7 @@ import { fred } from './fred.ts';
 import { nyfed } from './nyfed.ts';
 import { secCurrent } from './sec-current.ts';
 import { secFrames } from './sec-frames.ts';
+import { secIndex } from './sec-index.ts';
 import type { Source } from './source.ts';
 import { treasuryDebt } from './treasury.ts';
 import { usgs } from './usgs.ts';
@@ -17,6 +18,7 @@ import { worldbank } from './worldbank.ts';
 export const sources: readonly Source[] = [
   secCurrent,
   secFrames,
+  secIndex,
   nyfed,
   treasuryDebt,
   fred,
