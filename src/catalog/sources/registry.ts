@@ -7,6 +7,7 @@ import { eurostat } from './eurostat.ts';
 import { fedH15 } from './fed-h15.ts';
 import { fred } from './fred.ts';
 import { nyfed } from './nyfed.ts';
+import { secOwnership } from './ownership.ts';
 import { secCurrent } from './sec-current.ts';
 import { secFrames } from './sec-frames.ts';
 import type { Source } from './source.ts';
@@ -17,6 +18,7 @@ import { worldbank } from './worldbank.ts';
 export const sources: readonly Source[] = [
   secCurrent,
   secFrames,
+  secOwnership,
   nyfed,
   treasuryDebt,
   fred,
