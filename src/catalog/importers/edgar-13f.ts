@@ -7,13 +7,21 @@
  * tables gave thousands).
  */
 import { ImportError } from '../import-file.ts';
-import { cik10, documentKey, fullSubmission, headerDate, submissionXml } from './edgar.ts';
-import type { ImportContext, Importer, SourceRecord } from './importer.ts';
+import {
+  cik10,
+  documentKey,
+  fullSubmission,
+  headerDate,
+  type SubmissionContext,
+  submissionXml,
+} from './edgar.ts';
+import type { Importer, SourceRecord } from './importer.ts';
 import { readXml, textAt, type XmlElement } from './xml.ts';
 
 const NAMESPACE = 'http://www.sec.gov/edgar/document/thirteenf/informationtable';
 
-function* records(text: string, context: ImportContext): Generator<SourceRecord> {
+/** An information table's rows, or its 13F-HR full submission's (the collector `sec-ownership` too). */
+export function* thirteenFRecords(text: string, context: SubmissionContext): Generator<SourceRecord> {
   const submission = fullSubmission(text);
   // What the submission's header says, where --set does not say it.
   const filing: Record<string, string> = {};
@@ -95,5 +103,5 @@ export const edgar13f: Importer = {
     /<(\w+:)?informationTable[\s>]/.test(head) ||
     /thirteenf\/informationtable/.test(head) ||
     (/^\s*<SEC-DOCUMENT>/.test(head) && /CONFORMED SUBMISSION TYPE:\s*13F-HR/.test(head)),
-  records,
+  records: thirteenFRecords,
 };

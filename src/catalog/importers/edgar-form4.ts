@@ -5,8 +5,15 @@
  * Holdings without a transaction have no transaction date and are not rows of this dataset.
  */
 import { ImportError } from '../import-file.ts';
-import { cik10, documentKey, fullSubmission, headerDate, submissionXml } from './edgar.ts';
-import type { ImportContext, Importer, SourceRecord } from './importer.ts';
+import {
+  cik10,
+  documentKey,
+  fullSubmission,
+  headerDate,
+  type SubmissionContext,
+  submissionXml,
+} from './edgar.ts';
+import type { Importer, SourceRecord } from './importer.ts';
 import { child, children, readXml, textAt, type XmlElement } from './xml.ts';
 
 /** A whole number written with a zero fraction (`200000.0`) as the integer it is. */
@@ -23,7 +30,8 @@ function citedFootnotes(element: XmlElement, into: string[] = []): string[] {
   return into;
 }
 
-function* records(text: string, context: ImportContext): Generator<SourceRecord> {
+/** An ownership document's rows, or its full submission's (the collector `sec-ownership` reads them too). */
+export function* form4Records(text: string, context: SubmissionContext): Generator<SourceRecord> {
   // A full submission (.txt, as EDGAR serves it): the ownership document is one of its documents, and
   // its header says the accession number and the filing date.
   const submission = fullSubmission(text);
@@ -121,5 +129,5 @@ export const edgarForm4: Importer = {
   detect: (head) =>
     /<ownershipDocument[\s>]/.test(head) ||
     (/^\s*<SEC-DOCUMENT>/.test(head) && /CONFORMED SUBMISSION TYPE:\s*[345](\/A)?\s*$/m.test(head)),
-  records,
+  records: form4Records,
 };

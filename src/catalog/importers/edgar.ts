@@ -1,5 +1,9 @@
 /** What the EDGAR importers share: CIKs and accession numbers as EDGAR writes them. */
 import { ImportError } from '../import-file.ts';
+import type { ImportContext } from './importer.ts';
+
+/** What reading an EDGAR document needs: an imported file's name and digest, or a collector's fetch. */
+export type SubmissionContext = Pick<ImportContext, 'set' | 'fileName' | 'sha256'>;
 
 /** A CIK as ten digits with leading zeros (`1318605` -> `0001318605`), the form EDGAR's paths use. */
 export function cik10(value: unknown): string | null {

@@ -7,6 +7,7 @@ import { eurostat } from './eurostat.ts';
 import { fedH15 } from './fed-h15.ts';
 import { fred } from './fred.ts';
 import { nyfed } from './nyfed.ts';
+import { secOwnership } from './ownership.ts';
 import { secCurrent } from './sec-current.ts';
 import { secFrames } from './sec-frames.ts';
 import { secIndex } from './sec-index.ts';
@@ -19,6 +20,7 @@ export const sources: readonly Source[] = [
   secCurrent,
   secFrames,
   secIndex,
+  secOwnership,
   nyfed,
   treasuryDebt,
   fred,
