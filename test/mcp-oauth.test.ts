@@ -267,6 +267,22 @@ for (const backend of ['sqlite', 'postgres'] as const)
 
       const mcpCall = (token: string) => mcpCallWith(server, token);
 
+      /** Trades an authorization code for tokens, as a public client does. */
+      async function exchange(clientId: string, code: string, verifier: string) {
+        const res = await fetch(
+          `${server.url}/oauth/token`,
+          form({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: callback.url,
+            client_id: clientId,
+            code_verifier: verifier,
+          }),
+        );
+        assert.equal(res.status, 200);
+        return (await res.json()) as { access_token: string };
+      }
+
       test('a forged token, and a real token on REST, are 401 and change nothing', async () => {
         const forged = await mcpCall('A'.repeat(43));
         assert.equal(forged.status, 401);
@@ -275,18 +291,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
         const clientId = await registered();
         const { url, verifier } = await authorizationUrl(clientId);
         const { params } = await signInByApi(server, url, account.session, { approve: true });
-        const token = (await (
-          await fetch(
-            `${server.url}/oauth/token`,
-            form({
-              grant_type: 'authorization_code',
-              code: params.get('code') as string,
-              redirect_uri: callback.url,
-              client_id: clientId,
-              code_verifier: verifier,
-            }),
-          )
-        ).json()) as { access_token: string };
+        const token = await exchange(clientId, params.get('code') as string, verifier);
         assert.equal((await mcpCall(token.access_token)).status, 200);
         const rest = await server.request('GET', '/api/v1/me', { headers: bearer(token.access_token) });
         assert.equal(rest.status, 401, 'the token is for the MCP endpoint only');
@@ -371,18 +376,7 @@ for (const backend of ['sqlite', 'postgres'] as const)
 
         const again = await authorizationUrl(clientId);
         const fresh = await signInByApi(server, again.url, account.session, { approve: true });
-        const token = (await (
-          await fetch(
-            `${server.url}/oauth/token`,
-            form({
-              grant_type: 'authorization_code',
-              code: fresh.params.get('code') as string,
-              redirect_uri: callback.url,
-              client_id: clientId,
-              code_verifier: again.verifier,
-            }),
-          )
-        ).json()) as { access_token: string };
+        const token = await exchange(clientId, fresh.params.get('code') as string, again.verifier);
         assert.equal((await mcpCall(token.access_token)).status, 200);
         server.clock.advance(3_601_000);
         assert.equal((await mcpCall(token.access_token)).status, 401, 'an hour later the token is expired');
