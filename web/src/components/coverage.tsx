@@ -3,21 +3,13 @@
  * date, the row count, when the rows were generated or imported, and the unit of each measured field.
  */
 import type { Dataset } from '../types.ts';
+import { lastUpdate } from './last-update.ts';
 
 /** Fields by unit, in catalog order: "USD: open, high, low, close". */
 function unitGroups(fields: Dataset['fields']): [string, string[]][] {
   const groups = new Map<string, string[]>();
   for (const f of fields) if (f.unit) groups.set(f.unit, [...(groups.get(f.unit) ?? []), f.name]);
   return [...groups];
-}
-
-const minute = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-
-function lastUpdate(status: Dataset['data_status']): [string, string] {
-  if (status.last_import) return ['Last import', minute(status.last_import.imported_at)];
-  if (status.source === 'sample')
-    return ['Generated', status.loaded_at ? minute(status.loaded_at) : 'on the first read'];
-  return ['Loaded', status.loaded_at ? minute(status.loaded_at) : '—'];
 }
 
 export function Coverage({ ds }: { ds: Dataset }) {
