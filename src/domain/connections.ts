@@ -136,13 +136,15 @@ export class Connections {
   /** The account's connections, newest first, with their keys (caps, revocation). */
   async list(caller: Caller): Promise<ConnectionView[]> {
     const account = accountOf(caller);
-    const connections = await this.#store.listOAuthConnections(account.id);
-    const views: ConnectionView[] = [];
-    for (const connection of connections) {
-      const key = await this.#store.getKey(connection.keyId);
-      if (key) views.push({ connection, key });
-    }
-    return views;
+    const [connections, keys] = await Promise.all([
+      this.#store.listOAuthConnections(account.id),
+      this.#store.listKeys(account.id),
+    ]);
+    const byId = new Map(keys.map((k) => [k.id, k]));
+    return connections.flatMap((connection) => {
+      const key = byId.get(connection.keyId);
+      return key ? [{ connection, key }] : [];
+    });
   }
 }
 

@@ -17,6 +17,8 @@ export const MCP_SCOPE = 'mcp';
 /** Scopes clients may register and ask for: `mcp` is also the resource's (getResourceServerInfo). */
 const SCOPES = [MCP_SCOPE, 'offline_access'];
 const ACCESS_TOKEN_TTL_S = 3600;
+/** Expired records dropped with each write of a record. */
+const PRUNE_PER_WRITE = 20;
 const REFRESH_TOKEN_TTL_S = 30 * 86_400;
 
 /** The Terminal page where a signed-in user approves a connection. */
@@ -64,6 +66,8 @@ function storeAdapter(store: OAuthStore, now: () => number) {
       this.#model = model;
     }
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      // Bounded upkeep: a few expired codes, tokens and interactions go with each write.
+      await store.pruneOAuthRecords(now(), PRUNE_PER_WRITE);
       await store.upsertOAuthRecord(this.#model, id, {
         payload: JSON.stringify(payload),
         grantId: payload.grantId ?? null,
