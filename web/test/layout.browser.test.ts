@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { startServer, type TestServer, walletAccount } from '../../test/helpers/server.ts';
+import { operatorAccount } from '../../test/helpers/operator.ts';
+import { startServer, type TestServer } from '../../test/helpers/server.ts';
 import {
   assertAccessible,
   type BrowserSession,
@@ -35,7 +36,7 @@ const pages = [
   },
   { path: '/wallet', ready: (p: Page) => p.getByRole('heading', { name: 'Wallet and usage' }).waitFor() },
   { path: '/keys', ready: (p: Page) => p.getByRole('heading', { name: 'Keys' }).waitFor() },
-  { path: '/analyze', ready: (p: Page) => p.getByRole('heading', { name: /Analy/ }).first().waitFor() },
+  { path: '/analyze', ready: (p: Page) => p.getByRole('heading', { name: /^Composer/ }).waitFor() },
   { path: '/packages', ready: (p: Page) => p.getByRole('heading', { name: 'Packages' }).waitFor() },
 ];
 
@@ -50,7 +51,7 @@ async function assertNoHorizontalScroll(page: Page, where: string): Promise<void
 describe('the Terminal at a laptop and a phone width', { skip }, () => {
   let server: TestServer;
   let browser: BrowserSession;
-  let account: Awaited<ReturnType<typeof walletAccount>>;
+  let account: Awaited<ReturnType<typeof operatorAccount>>;
 
   before(async () => {
     buildTerminal();
@@ -61,7 +62,8 @@ describe('the Terminal at a laptop and a phone width', { skip }, () => {
         for (const tier of config.pricing.loyalty_tiers) tier.rate_limit = 10_000;
       },
     });
-    account = await walletAccount(server, 1000);
+    // The Workbench package, so the Analyze page shows its composer, not the notice.
+    account = await operatorAccount(server, { tokens: 1000, pkg: 'workbench' });
     browser = await launch();
   });
 

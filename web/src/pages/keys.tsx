@@ -186,7 +186,7 @@ export function KeysPage() {
         </section>
       )}
       <ScrollRegion label="Keys (scrollable)">
-        <table>
+        <table class="cards">
           <caption class="visually-hidden">Your keys</caption>
           <thead>
             <tr>
@@ -209,27 +209,27 @@ export function KeysPage() {
           <tbody>
             {ownKeys?.map((k) => (
               <tr key={k.id}>
-                <td>{k.name ?? <span class="muted">unnamed</span>}</td>
-                <td>{k.kind}</td>
-                <td>
+                <td class="card-title">{k.name ?? <span class="muted">unnamed</span>}</td>
+                <td data-label="Kind">{k.kind}</td>
+                <td data-label="Prefix">
                   <code>{k.prefix}</code>
                 </td>
-                <td>{when(k.created_at)}</td>
-                <td data-testid="last-used">
+                <td data-label="Created">{when(k.created_at)}</td>
+                <td data-label="Last used" data-testid="last-used">
                   {lastUsed.has(k.id) ? (
                     when(lastUsed.get(k.id) ?? null)
                   ) : (
                     <span class="muted">not recently</span>
                   )}
                 </td>
-                <td class="num" data-testid="recent-reads">
+                <td data-label="Recent reads" class="num" data-testid="recent-reads">
                   {recentReads.get(k.id) ?? 0}
                 </td>
-                <td class="num" data-testid="burned-this-month">
+                <td data-label="Burned this month" class="num" data-testid="burned-this-month">
                   {k.burned_this_month}
                 </td>
-                <td>{when(k.expires_at)}</td>
-                <td>{k.status}</td>
+                <td data-label="Expires">{when(k.expires_at)}</td>
+                <td data-label="Status">{k.status}</td>
                 <td>{revokeControl(k, k.name ?? k.prefix)}</td>
               </tr>
             ))}
@@ -248,7 +248,7 @@ export function KeysPage() {
         </p>
       ) : (
         <ScrollRegion label="Agent connections (scrollable)">
-          <table>
+          <table class="cards">
             <caption class="visually-hidden">Agent connections</caption>
             <thead>
               <tr>
@@ -264,22 +264,22 @@ export function KeysPage() {
             <tbody>
               {connections.map((c) => (
                 <tr key={c.key.id} data-testid="connection">
-                  <td>{c.client_name}</td>
-                  <td>
+                  <td class="card-title">{c.client_name}</td>
+                  <td data-label="Returns to">
                     <code>{c.redirect_host}</code>
                   </td>
-                  <td>{when(c.connected_at)}</td>
-                  <td>
+                  <td data-label="Connected">{when(c.connected_at)}</td>
+                  <td data-label="Last used">
                     {lastUsed.has(c.key.id) ? (
                       when(lastUsed.get(c.key.id) ?? null)
                     ) : (
                       <span class="muted">not recently</span>
                     )}
                   </td>
-                  <td>
+                  <td data-label="Caps (day / month)">
                     {cap(c.key.spending_caps.daily)} / {cap(c.key.spending_caps.monthly)}
                   </td>
-                  <td>{c.key.status}</td>
+                  <td data-label="Status">{c.key.status}</td>
                   <td>{revokeControl(c.key, c.client_name)}</td>
                 </tr>
               ))}

@@ -189,7 +189,7 @@ export function WalletPage() {
 
       <h2>Ledger</h2>
       <ScrollRegion label="Ledger (scrollable)">
-        <table>
+        <table class="cards">
           <caption class="visually-hidden">Ledger entries, newest first</caption>
           <thead>
             <tr>
@@ -208,13 +208,15 @@ export function WalletPage() {
           <tbody>
             {ledger.map((e) => (
               <tr key={e.id}>
-                <td>{e.created_at.replace('T', ' ').replace(/\.\d+Z$/, '')}</td>
-                <td>{e.kind}</td>
-                <td class="num" data-testid="ledger-amount">
+                <td class="card-title">{e.created_at.replace('T', ' ').replace(/\.\d+Z$/, '')}</td>
+                <td data-label="Kind">{e.kind}</td>
+                <td class="num" data-label="Amount" data-testid="ledger-amount">
                   {e.amount}
                 </td>
-                <td class="num">{e.balance_after}</td>
-                <td class="small" data-testid="ledger-read">
+                <td class="num" data-label="Balance after">
+                  {e.balance_after}
+                </td>
+                <td class="small" data-label="Read" data-testid="ledger-read">
                   {e.read && (
                     <>
                       <Link href={`/dataset/${e.read.dataset}`}>{e.read.dataset}</Link> · {e.read.channel} ·{' '}
@@ -224,7 +226,7 @@ export function WalletPage() {
                     </>
                   )}
                 </td>
-                <td class="small">
+                <td class="small" data-label="Request id">
                   <code>{e.request_id ?? ''}</code> {e.memo ?? ''}
                 </td>
               </tr>
