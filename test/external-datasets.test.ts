@@ -49,6 +49,22 @@ before(async () => {
      CREATE INDEX ON market.unindexed (trade_date, id);
      CREATE INDEX ON market.unindexed (ticker);
      CREATE INDEX ON market.unindexed (mic);
+     -- Columns of other types behind the same fields: how each is written as JSON is under test.
+     CREATE TABLE market.typed (
+       id bigint PRIMARY KEY, ticker varchar(40), exchange text, mic jsonb, trade_date date, open numeric,
+       high float8, low real, close_px int, adj_close smallint, vwap float8[], volume bigint,
+       currency timestamptz, flag boolean);
+     INSERT INTO market.typed VALUES
+       (1, 'A"B\\C', E'tab\there\nnew \u0001 é 😀', '{"b": [1, 2.50], "a": null}', '2026-01-02',
+        'NaN', 'Infinity', -1.5e-7, -2147483648, 32767, ARRAY[1.5, NULL]::float8[], 9007199254740993,
+        '2026-01-02 03:04:05.678+00', true),
+       (2, NULL, '', 'null', '2026-01-03', 0.10, '-Infinity', 'NaN', 0, 0, '{}', -1, NULL, false),
+       (3, 'x', 'y', '"s"', '2026-01-04', 12345678901234567890.000001, 1e300, 3.4e38, 1, 1, NULL, 0,
+        '1999-12-31 23:59:59+00', NULL);
+     CREATE INDEX ON market.typed (ticker, trade_date, id);
+     CREATE INDEX ON market.typed (exchange, trade_date, id);
+     CREATE INDEX ON market.typed (mic, trade_date, id);
+     CREATE INDEX ON market.typed (trade_date, id);
      DROP ROLE IF EXISTS ${role}; CREATE ROLE ${role} LOGIN;
      GRANT USAGE ON SCHEMA market TO ${role};
      GRANT SELECT ON ALL TABLES IN SCHEMA market TO ${role};`,
@@ -188,6 +204,41 @@ test('the operator database away: 503 dataset_unavailable, nothing charged, the 
   } finally {
     await server.close();
     await proxy.close();
+  }
+});
+
+test('each row is the JSON PostgreSQL would write for its columns, whatever their types', {
+  skip,
+}, async () => {
+  const columns = { symbol: 'ticker', date: 'trade_date', close: 'close_px', currency: 'currency' };
+  const server = await serveFrom(readerUrl, { relation: 'market.typed', columns });
+  try {
+    const page = await server.deps.datasets.queryRows({
+      dataset: 'equities/stock-prices',
+      filters: {},
+      descending: false,
+      limit: 10,
+    });
+    const fields =
+      server.deps.catalog.resolve('equities/stock-prices')?.dataset.fields.map((f) => f.name) ?? [];
+    const pairs = fields.map((f) => `'${f}', ${(columns as Record<string, string>)[f] ?? f}`).join(', ');
+    const expected = await sqlOn(
+      (db as TestDatabase).url,
+      `SELECT json_build_object(${pairs})::text AS json FROM market.typed ORDER BY trade_date, id`,
+    );
+    assert.equal(page.rows.length, 3);
+    // json_build_object spaces its separators; the page's rows are compact, like stored rows.
+    const compact = (json: string) => json.replaceAll('" : ', '":').replaceAll(', "', ',"');
+    assert.deepEqual(
+      page.rows.map((r) => compact(r.json)),
+      expected.map((r) => compact(String(r.json))),
+    );
+    // What is under test is there: a string for NaN, an exact big integer, an escaped control character.
+    assert.match(page.rows[0]?.json ?? '', /"open":"NaN","high":"Infinity"/);
+    assert.match(page.rows[0]?.json ?? '', /"volume":9007199254740993/);
+    assert.match(page.rows[0]?.json ?? '', /\\u0001/);
+  } finally {
+    await server.close();
   }
 });
 
