@@ -143,38 +143,83 @@ const TYPE_HINT: Record<FieldType, string> = {
   datetime: 'a datetime YYYY-MM-DDTHH:MM:SSZ',
 };
 
+type Issue = (path: (string | number)[], message: string) => void;
+
+/** What the cross-field checks of one dataset share: its fields by name and its sample's shape. */
+interface DatasetFacts {
+  ds: Loose;
+  issue: Issue;
+  fields: (Loose | undefined)[];
+  byName: Map<string, { index: number; type: unknown }>;
+  sample: Loose | undefined;
+  step: string | undefined;
+  entities: number | undefined;
+  timeField: string | undefined;
+  /** The entity fields, each once. */
+  entitySeen: Set<string>;
+}
+
 function checkDataset(value: unknown, ctx: Ctx): void {
   const ds = asRecord(value);
   if (!ds) return;
   const label = `dataset "${asString(ds.key) ?? '?'}"`;
-  const issue = (path: (string | number)[], message: string) =>
+  const issue: Issue = (path, message) =>
     ctx.addIssue({ code: 'custom', path, message: `${label}${message}` });
-
   const fields = asArray(ds.fields).map(asRecord);
-  const byName = new Map<string, { index: number; type: unknown }>();
+  const sample = asRecord(ds.sample);
+  const facts: DatasetFacts = {
+    ds,
+    issue,
+    fields,
+    byName: fieldsByName(fields, issue),
+    sample,
+    step: asString(sample?.step),
+    entities: typeof sample?.entities === 'number' ? sample.entities : undefined,
+    timeField: asString(ds.time_field),
+    entitySeen: new Set<string>(),
+  };
+  checkTimeField(facts);
+  checkEntityFields(facts);
+  checkAliases(facts);
+  checkSampleSize(facts);
+  facts.fields.forEach((f, index) => {
+    checkFieldSample(facts, f, index);
+  });
+}
+
+function fieldsByName(fields: readonly (Loose | undefined)[], issue: Issue): DatasetFacts['byName'] {
+  const byName: DatasetFacts['byName'] = new Map();
   fields.forEach((f, index) => {
     const name = asString(f?.name);
     if (name === undefined) return;
     if (byName.has(name)) issue(['fields', index, 'name'], ` field "${name}": duplicate field name`);
     else byName.set(name, { index, type: f?.type });
   });
+  return byName;
+}
 
-  const sample = asRecord(ds.sample);
-  const step = asString(sample?.step);
-  const entities = typeof sample?.entities === 'number' ? sample.entities : undefined;
+function checkTimeField({ issue, byName, step, timeField }: DatasetFacts): void {
+  if (timeField === undefined) return;
+  const tf = byName.get(timeField);
+  if (!tf) issue(['time_field'], `: time_field "${timeField}" is not one of its fields`);
+  else if (tf.type !== 'date' && tf.type !== 'datetime')
+    issue(['time_field'], ` field "${timeField}": the time field must be of type date or datetime`);
+  else if (step === 'hour' && tf.type !== 'datetime')
+    issue(['sample', 'step'], ` field "${timeField}": sample.step "hour" needs a datetime time field`);
+}
 
-  const timeField = asString(ds.time_field);
-  if (timeField !== undefined) {
-    const tf = byName.get(timeField);
-    if (!tf) issue(['time_field'], `: time_field "${timeField}" is not one of its fields`);
-    else if (tf.type !== 'date' && tf.type !== 'datetime')
-      issue(['time_field'], ` field "${timeField}": the time field must be of type date or datetime`);
-    else if (step === 'hour' && tf.type !== 'datetime')
-      issue(['sample', 'step'], ` field "${timeField}": sample.step "hour" needs a datetime time field`);
-  }
-
+/** Also fills `entitySeen`, which the field checks read. */
+function checkEntityFields({
+  ds,
+  issue,
+  byName,
+  sample,
+  step,
+  entities,
+  timeField,
+  entitySeen,
+}: DatasetFacts): void {
   const entityFields = asArray(ds.entity_fields);
-  const entitySeen = new Set<string>();
   entityFields.forEach((raw, k) => {
     const name = asString(raw);
     if (name === undefined) return;
@@ -191,7 +236,9 @@ function checkDataset(value: unknown, ctx: Ctx): void {
     issue(['sample', 'calendar'], `: sample.calendar applies to a step of "day", not "${step}"`);
   if (entityFields.length === 0 && entities !== undefined && entities !== 1)
     issue(['sample', 'entities'], `: sample.entities must be 1 when entity_fields is empty`);
+}
 
+function checkAliases({ ds, issue }: DatasetFacts): void {
   const key = asString(ds.key);
   const aliasSeen = new Set<string>();
   asArray(ds.aliases).forEach((raw, k) => {
@@ -201,72 +248,75 @@ function checkDataset(value: unknown, ctx: Ctx): void {
     else if (aliasSeen.has(alias)) issue(['aliases', k], `: alias "${alias}" is listed twice`);
     aliasSeen.add(alias);
   });
+}
 
-  if (sample && typeof sample.periods === 'number' && entities !== undefined) {
-    const perPeriod = typeof sample.per_period === 'number' ? sample.per_period : 1;
-    const rows = sample.periods * entities * perPeriod;
-    if (rows > MAX_SAMPLE_ROWS)
-      issue(
-        ['sample'],
-        `: sample makes ${rows} rows (entities x periods x per_period); the limit is ${MAX_SAMPLE_ROWS}`,
-      );
-  }
+function checkSampleSize({ issue, sample, entities }: DatasetFacts): void {
+  if (!sample || typeof sample.periods !== 'number' || entities === undefined) return;
+  const perPeriod = typeof sample.per_period === 'number' ? sample.per_period : 1;
+  const rows = sample.periods * entities * perPeriod;
+  if (rows > MAX_SAMPLE_ROWS)
+    issue(
+      ['sample'],
+      `: sample makes ${rows} rows (entities x periods x per_period); the limit is ${MAX_SAMPLE_ROWS}`,
+    );
+}
 
-  fields.forEach((f, index) => {
-    const name = asString(f?.name) ?? `#${index}`;
-    const type = asString(f?.type) as FieldType | undefined;
-    const s = asRecord(f?.sample);
-    if (!s || !type || !(fieldTypes as readonly string[]).includes(type)) return;
-    const at = (...rest: (string | number)[]) => ['fields', index, 'sample', ...rest];
-    const fieldIssue = (path: (string | number)[], message: string) =>
-      issue(path, ` field "${name}": ${message}`);
-    const numeric = type === 'integer' || type === 'number';
-    const isTime = name === timeField;
-    const isEntity = entitySeen.has(name);
+/** One field's `sample` block against its type and its role (time, entity or value field). */
+function checkFieldSample(facts: DatasetFacts, f: Loose | undefined, index: number): void {
+  const { issue, step, entities, timeField, entitySeen } = facts;
+  const name = asString(f?.name) ?? `#${index}`;
+  const type = asString(f?.type) as FieldType | undefined;
+  const s = asRecord(f?.sample);
+  if (!s || !type || !(fieldTypes as readonly string[]).includes(type)) return;
+  const at = (...rest: (string | number)[]) => ['fields', index, 'sample', ...rest];
+  const fieldIssue = (path: (string | number)[], message: string) =>
+    issue(path, ` field "${name}": ${message}`);
+  const numeric = type === 'integer' || type === 'number';
+  const isTime = name === timeField;
+  const isEntity = entitySeen.has(name);
 
-    asArray(s.values).forEach((v, k) => {
-      if ((typeof v === 'string' || typeof v === 'number') && !valueMatchesType(type, v))
-        fieldIssue(at('values', k), `sample value ${JSON.stringify(v)} is not ${TYPE_HINT[type]}`);
-    });
-    if (typeof s.min === 'number' && typeof s.max === 'number' && s.min > s.max)
-      fieldIssue(at('min'), `sample.min (${s.min}) is greater than sample.max (${s.max})`);
-    if ((s.min !== undefined || s.max !== undefined) && !numeric && type !== 'date' && type !== 'datetime')
-      fieldIssue(at('min'), 'sample.min/max apply to numeric fields (and to dates, as day offsets)');
-    if (s.decimals !== undefined && type !== 'number')
-      fieldIssue(at('decimals'), 'sample.decimals applies to number fields');
-    if (s.walk !== undefined && !numeric)
-      fieldIssue(at('walk'), 'sample.walk applies to integer and number fields');
-    if (s.walk === true && isEntity)
-      fieldIssue(at('walk'), 'an entity field is constant per entity and cannot walk');
-    if (s.series !== undefined) {
-      if (!numeric) fieldIssue(at('series'), 'sample.series applies to integer and number fields');
-      else if (isTime || isEntity)
-        fieldIssue(at('series'), 'the time and entity fields cannot follow a series');
-      else if (step !== undefined && step !== 'day')
-        fieldIssue(at('series'), `sample.series needs a step of "day", not "${step}"`);
-      else if (entitySeen.size === 0)
-        fieldIssue(at('series'), 'sample.series needs an entity field to name whose series it is');
-      else if (asArray(s.values).length === 0)
-        fieldIssue(at('series'), "sample.series needs values: each entity's level");
-    }
-    if (s.times !== undefined && type !== 'datetime')
-      fieldIssue(at('times'), 'sample.times applies to datetime fields');
-    if (isTime && s.times !== undefined && step === 'hour')
-      fieldIssue(at('times'), 'sample.times on the time field needs a step of a day or more, not "hour"');
-    if (isTime && (s.values !== undefined || s.min !== undefined || s.max !== undefined))
-      fieldIssue(
-        at(),
-        'the time field takes its values from dataset.sample (from, step, periods); remove values/min/max',
-      );
-    if ((isTime || isEntity) && s.null_rate !== undefined)
-      fieldIssue(at('null_rate'), 'time and entity fields are never null; remove sample.null_rate');
-    const values = asArray(s.values);
-    if (isEntity && values.length > 0 && entities !== undefined && values.length < entities)
-      fieldIssue(
-        at('values'),
-        `entity field has ${values.length} sample values but sample.entities is ${entities}; entities would repeat`,
-      );
+  asArray(s.values).forEach((v, k) => {
+    if ((typeof v === 'string' || typeof v === 'number') && !valueMatchesType(type, v))
+      fieldIssue(at('values', k), `sample value ${JSON.stringify(v)} is not ${TYPE_HINT[type]}`);
   });
+  if (typeof s.min === 'number' && typeof s.max === 'number' && s.min > s.max)
+    fieldIssue(at('min'), `sample.min (${s.min}) is greater than sample.max (${s.max})`);
+  if ((s.min !== undefined || s.max !== undefined) && !numeric && type !== 'date' && type !== 'datetime')
+    fieldIssue(at('min'), 'sample.min/max apply to numeric fields (and to dates, as day offsets)');
+  if (s.decimals !== undefined && type !== 'number')
+    fieldIssue(at('decimals'), 'sample.decimals applies to number fields');
+  if (s.walk !== undefined && !numeric)
+    fieldIssue(at('walk'), 'sample.walk applies to integer and number fields');
+  if (s.walk === true && isEntity)
+    fieldIssue(at('walk'), 'an entity field is constant per entity and cannot walk');
+  if (s.series !== undefined) {
+    if (!numeric) fieldIssue(at('series'), 'sample.series applies to integer and number fields');
+    else if (isTime || isEntity)
+      fieldIssue(at('series'), 'the time and entity fields cannot follow a series');
+    else if (step !== undefined && step !== 'day')
+      fieldIssue(at('series'), `sample.series needs a step of "day", not "${step}"`);
+    else if (entitySeen.size === 0)
+      fieldIssue(at('series'), 'sample.series needs an entity field to name whose series it is');
+    else if (asArray(s.values).length === 0)
+      fieldIssue(at('series'), "sample.series needs values: each entity's level");
+  }
+  if (s.times !== undefined && type !== 'datetime')
+    fieldIssue(at('times'), 'sample.times applies to datetime fields');
+  if (isTime && s.times !== undefined && step === 'hour')
+    fieldIssue(at('times'), 'sample.times on the time field needs a step of a day or more, not "hour"');
+  if (isTime && (s.values !== undefined || s.min !== undefined || s.max !== undefined))
+    fieldIssue(
+      at(),
+      'the time field takes its values from dataset.sample (from, step, periods); remove values/min/max',
+    );
+  if ((isTime || isEntity) && s.null_rate !== undefined)
+    fieldIssue(at('null_rate'), 'time and entity fields are never null; remove sample.null_rate');
+  const values = asArray(s.values);
+  if (isEntity && values.length > 0 && entities !== undefined && values.length < entities)
+    fieldIssue(
+      at('values'),
+      `entity field has ${values.length} sample values but sample.entities is ${entities}; entities would repeat`,
+    );
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

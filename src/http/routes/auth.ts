@@ -38,6 +38,17 @@ const publicTestOut = issuedKeyOut.extend({
 });
 
 export function registerAuthRoutes(app: TypedApp, deps: Services): void {
+  sandboxRoute(app, deps);
+  publicTestRoute(app, deps);
+  loginRoute(app, deps);
+  passwordResetRoute(app, deps);
+  passwordResetConfirmRoute(app, deps);
+  sessionRoute(app);
+  logoutRoute(app, deps);
+}
+
+/** POST /auth/sandbox: a free sandbox key in its own wallet. */
+function sandboxRoute(app: TypedApp, deps: Services): void {
   app.post(
     '/api/v1/auth/sandbox',
     {
@@ -76,7 +87,10 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
       };
     },
   );
+}
 
+/** POST /auth/public-test: the public-test account, its signup grant and a 30-day key. */
+function publicTestRoute(app: TypedApp, deps: Services): void {
   app.post(
     '/api/v1/auth/public-test',
     {
@@ -136,7 +150,10 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
       };
     },
   );
+}
 
+/** POST /auth/login: a session JWT, also set as the session cookie. */
+function loginRoute(app: TypedApp, deps: Services): void {
   app.post(
     '/api/v1/auth/login',
     {
@@ -185,7 +202,10 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
       };
     },
   );
+}
 
+/** POST /auth/password-reset: a reset link mailed to the account, if there is one. */
+function passwordResetRoute(app: TypedApp, deps: Services): void {
   app.post(
     '/api/v1/auth/password-reset',
     {
@@ -227,7 +247,10 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
       };
     },
   );
+}
 
+/** POST /auth/password-reset/confirm: a new password; every session of the account ends. */
+function passwordResetConfirmRoute(app: TypedApp, deps: Services): void {
   app.post(
     '/api/v1/auth/password-reset/confirm',
     {
@@ -257,7 +280,10 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
       return { password_changed: true as const, sessions_ended: sessionsEnded };
     },
   );
+}
 
+/** GET /auth/session: who is there, 200 for a signed-out visitor too. */
+function sessionRoute(app: TypedApp): void {
   app.get(
     '/api/v1/auth/session',
     {
@@ -279,7 +305,10 @@ export function registerAuthRoutes(app: TypedApp, deps: Services): void {
     },
     async (request) => ({ signed_in: request.caller !== null, kind: request.caller?.kind ?? null }),
   );
+}
 
+/** POST /auth/logout: ends the current session. */
+function logoutRoute(app: TypedApp, deps: Services): void {
   app.post(
     '/api/v1/auth/logout',
     {

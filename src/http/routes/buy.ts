@@ -3,6 +3,7 @@
  * the account's purchases, and token requests where card payments are not configured.
  */
 import { z } from 'zod';
+import type { Billing } from '../../domain/billing.ts';
 import type { Caller } from '../../domain/caller.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import type { Services } from '../../services.ts';
@@ -18,11 +19,20 @@ import { label } from '../../views/common.ts';
 import { bodyCodes, edge, problems } from '../schemas.ts';
 import { baseUrlOf } from './meta.ts';
 
-export function registerBuyRoutes(app: TypedApp, deps: Services): void {
-  const { billing } = deps;
-  const security: { [label: string]: string[] }[] = [{ bearer: [] }, { apiKey: [] }];
-  const tags = ['billing'];
+const security: { [label: string]: string[] }[] = [{ bearer: [] }, { apiKey: [] }];
+const tags = ['billing'];
 
+export function registerBuyRoutes(app: TypedApp, deps: Services): void {
+  packsRoute(app, deps.billing);
+  checkoutRoute(app, deps);
+  stripeWebhookRoute(app, deps.billing);
+  purchasesRoute(app, deps.billing);
+  requestTokensRoute(app, deps.billing);
+  myTokenRequestsRoute(app, deps.billing);
+}
+
+/** GET /billing/token-packs: the packs, and whether cards are taken here. */
+function packsRoute(app: TypedApp, billing: Billing): void {
   app.get(
     '/api/v1/billing/token-packs',
     {
@@ -48,7 +58,11 @@ export function registerBuyRoutes(app: TypedApp, deps: Services): void {
     },
     async () => ({ data: billing.packs().map(presentPack), meta: { card_payments: billing.live } }),
   );
+}
 
+/** POST /billing/token-packs/:id/checkout: a Stripe Checkout session for one pack. */
+function checkoutRoute(app: TypedApp, deps: Services): void {
+  const { billing } = deps;
   app.post(
     '/api/v1/billing/token-packs/:id/checkout',
     {
@@ -73,7 +87,10 @@ export function registerBuyRoutes(app: TypedApp, deps: Services): void {
       return session;
     },
   );
+}
 
+/** POST /billing/stripe/webhook: Stripe's signed events. */
+function stripeWebhookRoute(app: TypedApp, billing: Billing): void {
   // Stripe signs the body as sent: this route reads it as text, not parsed JSON.
   app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
@@ -108,7 +125,10 @@ export function registerBuyRoutes(app: TypedApp, deps: Services): void {
       },
     );
   });
+}
 
+/** GET /me/purchases: the account's purchases. */
+function purchasesRoute(app: TypedApp, billing: Billing): void {
   app.get(
     '/api/v1/me/purchases',
     {
@@ -126,7 +146,10 @@ export function registerBuyRoutes(app: TypedApp, deps: Services): void {
     },
     async (request) => ({ data: (await billing.purchases(request.caller as Caller)).map(presentPurchase) }),
   );
+}
 
+/** POST /billing/token-requests: a pack asked for without a card. */
+function requestTokensRoute(app: TypedApp, billing: Billing): void {
   app.post(
     '/api/v1/billing/token-requests',
     {
@@ -156,7 +179,10 @@ export function registerBuyRoutes(app: TypedApp, deps: Services): void {
       return presentTokenRequest(created);
     },
   );
+}
 
+/** GET /me/token-requests: the account's token requests. */
+function myTokenRequestsRoute(app: TypedApp, billing: Billing): void {
   app.get(
     '/api/v1/me/token-requests',
     {
