@@ -1,4 +1,4 @@
-/** The `tmd` process: the CLI's composition root (the commands themselves are in src/cli/tmd.ts). */
+/** The `tmd` process: the CLI's composition root (the commands themselves are in src/cli/). */
 
 import { type CliIo, cliLog, dispatch, helpFor, reportError, version, wantsHelp } from './cli/tmd.ts';
 import { parseEnv } from './config.ts';
