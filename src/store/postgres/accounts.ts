@@ -1,3 +1,4 @@
+/** Wallets, accounts, keys, sessions and password resets on PostgreSQL. */
 import type { PasswordReset } from '../password-reset-port.ts';
 import type {
   AccountRecord,

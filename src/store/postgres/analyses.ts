@@ -1,3 +1,4 @@
+/** Saved analyses and their runs on PostgreSQL. */
 import { analysisColumns, analysisFrom, analysisRunFrom, runFilter } from '../analysis-rows.ts';
 import type { AnalysisRecord, AnalysisRunOutcome, AnalysisRunRecord, NewAnalysisRun } from '../port.ts';
 import { num } from '../rows.ts';

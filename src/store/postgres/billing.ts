@@ -1,3 +1,4 @@
+/** Token purchases, their refunds and token requests on PostgreSQL. */
 import {
   MICROS_PER_TOKEN,
   type NewTokenPurchase,

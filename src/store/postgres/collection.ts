@@ -1,3 +1,4 @@
+/** Collectors' state and runs, import runs and dataset spans on PostgreSQL. */
 import {
   COLLECTION_RUN_INSERT,
   COLLECTOR_STATE_COLUMNS,

@@ -1,3 +1,7 @@
+/**
+ * The PostgreSQL pools and what every part of PostgresStore does with them: statements that turn lost
+ * connections into 503s, transactions, named page statements and migrations.
+ */
 import pg from 'pg';
 import { AppError, serviceUnavailable } from '../../errors.ts';
 import { ScanGate } from '../row-scan.ts';

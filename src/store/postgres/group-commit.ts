@@ -1,3 +1,4 @@
+/** The group commit of PostgreSQL debits and zero-burn usage records (see GroupCommit.enqueue). */
 import type { UsageInput } from '../port.ts';
 import type { DbRow } from '../rows.ts';
 import type { PgDb } from './db.ts';

@@ -1,3 +1,4 @@
+/** Idempotency keys on PostgreSQL: claimed, completed with their response, or released. */
 import type { Claim, StoredResponse } from '../idempotency-port.ts';
 import { str } from '../rows.ts';
 import type { PgDb } from './db.ts';

@@ -1,3 +1,4 @@
+/** The ledger on PostgreSQL: credits, debits (through the group commit), entries, usage and the audit. */
 import type pg from 'pg';
 import {
   BalanceLimitReached,

@@ -1,3 +1,4 @@
+/** Pages of dataset rows on PostgreSQL: by an index walk, or checked row by row in one snapshot. */
 import { serviceUnavailable } from '../../errors.ts';
 import type { PageQuery, RowQuery, RowsPage, StoredPage, StoredRow } from '../port.ts';
 import { planScan, SCAN_CAP, type ScanPlan } from '../row-scan.ts';

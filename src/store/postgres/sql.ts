@@ -1,3 +1,4 @@
+/** The SQL a PostgreSQL load or page is built of: index walks, key expressions, COPY cells. */
 import type pg from 'pg';
 import type { RowQuery } from '../port.ts';
 import { entityKeyColumns, layoutText, type ScanPlan } from '../row-scan.ts';

@@ -1,3 +1,4 @@
+/** Wallets, accounts, keys, sessions and password resets on SQLite. */
 import type { SQLInputValue } from 'node:sqlite';
 import type { PasswordReset } from '../password-reset-port.ts';
 import type {

@@ -1,3 +1,4 @@
+/** Token purchases, their refunds and token requests on SQLite. */
 import type { SQLInputValue } from 'node:sqlite';
 import {
   MICROS_PER_TOKEN,

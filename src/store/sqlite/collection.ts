@@ -1,3 +1,4 @@
+/** Collectors' state and runs, import runs and dataset spans on SQLite. */
 import type { SQLInputValue } from 'node:sqlite';
 import {
   COLLECTION_RUN_INSERT,

@@ -1,3 +1,4 @@
+/** Idempotency keys on SQLite: claimed, completed with their response, or released. */
 import type { Claim, StoredResponse } from '../idempotency-port.ts';
 import { str } from '../rows.ts';
 import type { DbRow, SqliteDb } from './db.ts';

@@ -1,3 +1,4 @@
+/** The ledger on SQLite: credits, debits (in the group commit of db.ts), entries, usage and the audit. */
 import {
   BalanceLimitReached,
   type CreditInput,

@@ -1,3 +1,4 @@
+/** Dataset loads and upserts on SQLite, and the watch that tells of them. */
 import { csvRecord } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';

@@ -1,3 +1,4 @@
+/** The OAuth server's records and connections on SQLite. */
 import type { NewOAuthRecord, OAuthConnection, OAuthRecord } from '../oauth-port.ts';
 import { oauthConnectionFrom, oauthRecordFrom } from '../rows.ts';
 import type { SqliteDb } from './db.ts';

@@ -1,3 +1,4 @@
+/** Pages of dataset rows on SQLite: by an index walk, or checked row by row on a read worker. */
 import { importIdsOf } from '../import-port.ts';
 import type { PageQuery, RowQuery, RowsPage, StoredPage, StoredRow } from '../port.ts';
 import { planScan } from '../row-scan.ts';

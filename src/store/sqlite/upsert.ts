@@ -1,3 +1,4 @@
+/** Upserts by natural key on SQLite, and the statements a load ends with. */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
 import { AppError } from '../../errors.ts';
