@@ -1,0 +1,273 @@
+/** The ledger on SQLite: credits, debits (in the group commit of db.ts), entries, usage and the audit. */
+import {
+  BalanceLimitReached,
+  type CreditInput,
+  type CreditResult,
+  type DebitInput,
+  type DebitResult,
+  type EntryKind,
+  type LedgerAudit,
+  type LedgerEntry,
+  type UsageEvent,
+  type UsageInput,
+  type UsageSum,
+} from '../port.ts';
+import { big, entryFrom, str, usageFrom, usageSumFrom } from '../rows.ts';
+import { type DbRow, limitLiteral, MAX_ID, type SqliteDb } from './db.ts';
+
+/**
+ * Moves a wallet's balance by `amountMicros` (a negative amount takes) and writes its ledger entry,
+ * in the caller's transaction; the balance's CHECK refuses to go below zero.
+ */
+export function post(
+  db: SqliteDb,
+  entry: {
+    walletId: string;
+    kind: EntryKind;
+    amountMicros: bigint;
+    at: number;
+    requestId?: string | null;
+    idempotencyKey?: string | null;
+    memo?: string | null;
+  },
+): DbRow {
+  const wallet = db.get(
+    'UPDATE wallets SET balance_micros = balance_micros + ? WHERE id = ? RETURNING balance_micros',
+    entry.amountMicros,
+    entry.walletId,
+  );
+  if (!wallet) throw new Error(`wallet ${entry.walletId} does not exist`);
+  return db.get(
+    'INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id, idempotency_key, memo) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+    entry.walletId,
+    entry.kind,
+    entry.amountMicros,
+    wallet.balance_micros as bigint,
+    entry.at,
+    entry.requestId ?? null,
+    entry.idempotencyKey ?? null,
+    entry.memo ?? null,
+  ) as DbRow;
+}
+
+export class SqliteLedger {
+  readonly #db: SqliteDb;
+
+  constructor(db: SqliteDb) {
+    this.#db = db;
+  }
+
+  async credit(input: CreditInput): Promise<CreditResult> {
+    if (input.amountMicros <= 0n) throw new RangeError('a credit must be positive');
+    return this.#db.tx(() => {
+      if (input.idempotencyKey) {
+        const existing = this.#db.get(
+          'SELECT * FROM ledger_entries WHERE wallet_id = ? AND idempotency_key = ?',
+          input.walletId,
+          input.idempotencyKey,
+        );
+        if (existing) return { entry: entryFrom(existing), duplicate: true };
+      }
+      if (input.maxBalanceMicros !== undefined) {
+        const held = this.#db.get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
+        if (held && (held.balance_micros as bigint) + input.amountMicros > input.maxBalanceMicros)
+          throw new BalanceLimitReached(`wallet ${input.walletId} would pass its maximum balance`);
+      }
+      const entry = post(this.#db, input);
+      if (input.reverses) {
+        this.#db.run(
+          'UPDATE wallets SET burn_month_micros = MAX(0, burn_month_micros - ?) WHERE id = ? AND burn_month = ?',
+          input.amountMicros,
+          input.walletId,
+          input.reverses.month,
+        );
+        this.#insertUsage(input.reverses.usage);
+      }
+      return { entry: entryFrom(entry), duplicate: false };
+    });
+  }
+
+  #insertUsage(u: UsageInput): void {
+    this.#db.run(
+      'INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros, cost_micros, burned_micros, outcome, rows, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      u.requestId,
+      u.keyId,
+      u.accountId,
+      u.walletId,
+      u.dataset,
+      u.channel,
+      u.listCostMicros,
+      u.costMicros,
+      u.burnedMicros,
+      u.outcome,
+      u.rows,
+      u.at,
+    );
+  }
+
+  #burnedSince(keyId: string, sinceMs: number): bigint {
+    return big(
+      this.#db.get(
+        'SELECT COALESCE(SUM(burned_micros), 0) AS spent FROM usage_events WHERE key_id = ? AND at >= ?',
+        keyId,
+        sinceMs,
+      )?.spent ?? 0n,
+    );
+  }
+
+  #debitOne(input: DebitInput): DebitResult {
+    const keyId = input.usage.keyId;
+    if (keyId !== null) {
+      for (const cap of input.spendCaps ?? []) {
+        const spent = this.#burnedSince(keyId, cap.sinceMs);
+        if (spent + input.amountMicros > cap.capMicros) {
+          const current = this.#db.get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
+          return {
+            ok: false,
+            balanceMicros: current ? big(current.balance_micros) : 0n,
+            cap: { ...cap, spentMicros: spent },
+          };
+        }
+      }
+    }
+    const updated = this.#db.get(
+      // The month never moves backwards: a read begun before a UTC month change that commits after
+      // reads of the new month counts in its own month, and the new month's burn stays.
+      `UPDATE wallets SET balance_micros = balance_micros - ?1,
+          burn_month_micros = CASE WHEN burn_month = ?2 THEN burn_month_micros + ?1
+                                   WHEN burn_month > ?2 THEN burn_month_micros ELSE ?1 END,
+          burn_month = MAX(burn_month, ?2)
+        WHERE id = ?3 AND balance_micros >= ?1
+        RETURNING balance_micros, CASE WHEN burn_month = ?2 THEN burn_month_micros END AS burn_month_micros`,
+      input.amountMicros,
+      input.month,
+      input.walletId,
+    );
+    if (!updated) {
+      const current = this.#db.get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
+      return { ok: false, balanceMicros: current ? big(current.balance_micros) : 0n };
+    }
+    const balanceMicros = big(updated.balance_micros);
+    const entry = this.#db.run(
+      "INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id) VALUES (?, 'burn', ?, ?, ?, ?)",
+      input.walletId,
+      -input.amountMicros,
+      balanceMicros,
+      input.usage.at,
+      input.usage.requestId,
+    );
+    this.#insertUsage(input.usage);
+    return {
+      ok: true,
+      balanceMicros,
+      burnMonthMicros: updated.burn_month_micros === null ? null : big(updated.burn_month_micros),
+      entryId: String(entry.lastInsertRowid),
+    };
+  }
+
+  async debit(input: DebitInput): Promise<DebitResult> {
+    if (input.amountMicros <= 0n) throw new RangeError('a debit must be positive');
+    return this.#db.enqueue(() => this.#debitOne(input));
+  }
+
+  async recordUsage(usage: UsageInput): Promise<void> {
+    return this.#db.enqueue(() => this.#insertUsage(usage));
+  }
+
+  async keyBurnedSince(keyId: string, sinceMs: number): Promise<bigint> {
+    return this.#burnedSince(keyId, sinceMs);
+  }
+
+  async listEntries(walletId: string): Promise<LedgerEntry[]> {
+    return this.#db
+      .all('SELECT * FROM ledger_entries WHERE wallet_id = ? ORDER BY id', walletId)
+      .map(entryFrom);
+  }
+
+  async listEntriesPage(
+    walletId: string,
+    page: { beforeId: string | null; limit: number },
+  ): Promise<LedgerEntry[]> {
+    const before = page.beforeId === null ? MAX_ID : BigInt(page.beforeId);
+    return this.#db
+      .all(
+        `SELECT * FROM ledger_entries WHERE wallet_id = ? AND id < ? ORDER BY id DESC LIMIT ${limitLiteral(page.limit)}`,
+        walletId,
+        before,
+      )
+      .map(entryFrom);
+  }
+
+  async auditLedger(): Promise<LedgerAudit> {
+    const wallets = Number(this.#db.get('SELECT COUNT(*) AS n FROM wallets')?.n ?? 0);
+    const entries = Number(this.#db.get('SELECT COUNT(*) AS n FROM ledger_entries')?.n ?? 0);
+    const mismatches = this.#db
+      .all(
+        `SELECT w.id, w.balance_micros, COALESCE(SUM(e.amount_micros), 0) AS total
+         FROM wallets w LEFT JOIN ledger_entries e ON e.wallet_id = w.id
+        GROUP BY w.id, w.balance_micros
+       HAVING w.balance_micros <> COALESCE(SUM(e.amount_micros), 0) OR w.balance_micros < 0`,
+      )
+      .map((r) => ({
+        walletId: str(r.id),
+        balanceMicros: big(r.balance_micros),
+        entriesMicros: big(r.total),
+      }));
+    return { wallets, entries, mismatches };
+  }
+
+  async sumEntries(walletId: string): Promise<bigint> {
+    const row = this.#db.get(
+      'SELECT COALESCE(SUM(amount_micros), 0) AS total FROM ledger_entries WHERE wallet_id = ?',
+      walletId,
+    );
+    return big(row?.total ?? 0n);
+  }
+
+  async listUsage(
+    scope: { accountId: string } | { keyId: string },
+    beforeId: string | null,
+    limit: number,
+  ): Promise<UsageEvent[]> {
+    const [column, value] = 'accountId' in scope ? ['account_id', scope.accountId] : ['key_id', scope.keyId];
+    const before = beforeId === null ? Number.MAX_SAFE_INTEGER : Number(beforeId);
+    return this.#db
+      .all(
+        `SELECT * FROM usage_events WHERE ${column} = ? AND id < ? ORDER BY id DESC LIMIT ${limitLiteral(limit)}`,
+        value,
+        before,
+      )
+      .map(usageFrom);
+  }
+
+  async sumUsage(
+    scope: { accountId: string } | { keyId: string },
+    query: { sinceMs: number; bucketMs: number; limit: number },
+  ): Promise<{ sums: UsageSum[]; more: boolean }> {
+    const [column, value] = 'accountId' in scope ? ['account_id', scope.accountId] : ['key_id', scope.keyId];
+    // A bigint binds as an INTEGER, so the division rounds down; a number would bind as a REAL.
+    const bucketMs = BigInt(query.bucketMs);
+    const sums = this.#db
+      .all(
+        `SELECT (at / ?) * ? AS bucket, dataset, channel,
+              SUM(outcome <> 'refunded') AS served, SUM(outcome = 'refunded') AS refunded,
+              SUM(burned_micros) AS burned, MAX(id) AS newest
+         FROM (SELECT id, at, dataset, channel, outcome, burned_micros FROM usage_events
+                WHERE ${column} = ? AND at >= ? ORDER BY id DESC LIMIT ${limitLiteral(query.limit)})
+        GROUP BY bucket, dataset, channel
+        ORDER BY newest DESC`,
+        bucketMs,
+        bucketMs,
+        value,
+        query.sinceMs,
+      )
+      .map(usageSumFrom);
+    const beyond = this.#db.get(
+      `SELECT 1 AS found FROM usage_events WHERE ${column} = ? AND at >= ? ORDER BY id DESC LIMIT 1 OFFSET ?`,
+      value,
+      query.sinceMs,
+      query.limit,
+    );
+    return { sums, more: beyond !== undefined };
+  }
+}
