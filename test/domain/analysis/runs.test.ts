@@ -12,6 +12,7 @@ import { startServer, type TestServer } from '../../helpers/server.ts';
 import { entriesOf, M, testCaller, usageOf } from '../harness.ts';
 import { compare, three } from './fixtures.ts';
 
+const runsOf = (server: TestServer) => server.deps.analyses.runs;
 const DEFAULT_FAIR_USE = {
   runs_per_day: 100,
   reads_per_run: 20,
@@ -189,5 +190,3 @@ describe('runs within fair use', () => {
     assert.equal((await entriesOf(server, account.walletId)).length, 2);
   });
 });
-
-const runsOf = (server: TestServer) => server.deps.analyses.runs;
