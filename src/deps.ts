@@ -384,6 +384,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const analyses = new Analyses({
     store,
     reads,
+    meter: meterDeps,
     catalog,
     config,
     now,

@@ -10,7 +10,7 @@ import { Cron } from 'croner';
 import type { Catalog } from '../catalog/catalog.ts';
 import { convertRecords } from '../catalog/importers/importer.ts';
 import { sourceById, sources } from '../catalog/sources/registry.ts';
-import type { Cursor, Source, SourceHttp } from '../catalog/sources/source.ts';
+import type { Chunk, Cursor, Source, SourceHttp } from '../catalog/sources/source.ts';
 import type { ServiceFile } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { CollectionRun, CollectorState, Datasets, KeyedRow } from '../store/port.ts';
@@ -37,6 +37,16 @@ export interface CollectorStatus {
   nextRunAt: number | null;
   state: CollectorState | null;
   lastRun: CollectionRun | null;
+}
+
+/** What one run stored, counted as its chunks come in. */
+interface RunTally {
+  touched: Set<string>;
+  rowsNew: number;
+  rowsChanged: number;
+  rowsRejected: number;
+  /** The first three rejections, for the run's error. */
+  rejections: string[];
 }
 
 interface CollectionsDeps {
@@ -110,7 +120,7 @@ export class Collections {
 
   /** One run now (`tmd collect`): a paused source runs too, and a success unpauses it. */
   async run(id: string, options: { since?: string; backfill?: boolean } = {}): Promise<CollectionRun> {
-    const { datasets, catalog, now } = this.#deps;
+    const { datasets, now } = this.#deps;
     const source = this.#source(id);
     const settings = this.#settings(source);
     const startedAt = now();
@@ -129,71 +139,29 @@ export class Collections {
       userAgent: userAgent ?? 'token-metered-data collector',
       perSecond: settings.per_second ?? source.perSecond,
     });
-    const touched = new Set<string>();
-    let rowsNew = 0;
-    let rowsChanged = 0;
-    let rowsRejected = 0;
+    const tally: RunTally = {
+      touched: new Set(),
+      rowsNew: 0,
+      rowsChanged: 0,
+      rowsRejected: 0,
+      rejections: [],
+    };
     let error: string | null = null;
-    const rejections: string[] = [];
     try {
-      if (source.id.startsWith('sec-') && !userAgent)
-        throw new AppError(
-          'invalid_request',
-          'SEC EDGAR asks every client to name itself: set collectors.user_agent in the configuration ("Company Name admin@example.com").',
-        );
-      if (source.credential && !this.#deps.credentials[source.credential])
-        throw new AppError('invalid_request', `${source.id} needs ${source.credential} in the environment.`);
-      const cursor = JSON.parse(state.cursor) as Cursor;
-      const today = new Date(startedAt).toISOString().slice(0, 10);
-      for await (const chunk of source.run({
+      this.#assertRunnable(source, userAgent);
+      const chunks = source.run({
         http,
         baseUrl: (settings.base_url ?? source.baseUrl).replace(/\/$/, ''),
-        cursor,
+        cursor: JSON.parse(state.cursor) as Cursor,
         now: startedAt,
-        today,
+        today: new Date(startedAt).toISOString().slice(0, 10),
         since: options.since ?? null,
         backfill: options.backfill ?? false,
         credentials: this.#deps.credentials,
         options: settings.options,
-      })) {
-        const entry = catalog.resolve(chunk.dataset);
-        if (!entry) throw new Error(`${source.id}: ${chunk.dataset} is not a dataset of the catalog`);
-        const { dataset } = entry;
-        const converted = convertRecords(
-          chunk.records,
-          { dataset: dataset.key, naturalKey: chunk.naturalKey },
-          { dataset, fileName: chunk.url, sha256: '', set: {}, now: now() },
-        );
-        rowsRejected += converted.rejected.length;
-        for (const r of converted.rejected.slice(0, 3 - rejections.length))
-          rejections.push(`${r.where}: ${r.reason}`);
-        if (converted.rows.length > 0) {
-          // A feed may list one record twice (an entry under its filer and its issuer): the last stands.
-          const rows: readonly KeyedRow[] = [...new Map(converted.rows.map((r) => [r.key, r])).values()];
-          async function* one(): AsyncGenerator<readonly KeyedRow[]> {
-            yield rows;
-          }
-          const run = await datasets.upsertRowsStream(
-            dataset.key,
-            dataset.time_field,
-            one(),
-            {
-              importer: `collector:${source.id}`,
-              sourceName: source.publisher,
-              fileName: chunk.url,
-              sha256: '',
-              licence: source.licence,
-              attribution: null,
-              importedAt: now(),
-              rowsRead: converted.read,
-              rowsRejected: converted.rejected.length,
-            },
-            entry.columns,
-          );
-          rowsNew += run.rowsInserted;
-          rowsChanged += run.rowsReplaced;
-          touched.add(dataset.key);
-        }
+      });
+      for await (const chunk of chunks) {
+        await this.#store(source, chunk, tally);
         // The chunk is stored: a run killed from here on resumes after it.
         state.cursor = JSON.stringify(chunk.cursor);
         await datasets.saveCollectorState({ ...state, lastRunAt: startedAt });
@@ -201,6 +169,72 @@ export class Collections {
     } catch (caught) {
       error = (caught as Error).message;
     }
+    return this.#record(source, state, startedAt, http, tally, error);
+  }
+
+  /** A source that cannot run as configured: SEC EDGAR without a user agent, a credential missing. */
+  #assertRunnable(source: Source, userAgent: string | null | undefined): void {
+    if (source.id.startsWith('sec-') && !userAgent)
+      throw new AppError(
+        'invalid_request',
+        'SEC EDGAR asks every client to name itself: set collectors.user_agent in the configuration ("Company Name admin@example.com").',
+      );
+    if (source.credential && !this.#deps.credentials[source.credential])
+      throw new AppError('invalid_request', `${source.id} needs ${source.credential} in the environment.`);
+  }
+
+  /** One chunk's records checked against the dataset's fields and upserted by natural key. */
+  async #store(source: Source, chunk: Chunk, tally: RunTally): Promise<void> {
+    const { datasets, catalog, now } = this.#deps;
+    const entry = catalog.resolve(chunk.dataset);
+    if (!entry) throw new Error(`${source.id}: ${chunk.dataset} is not a dataset of the catalog`);
+    const { dataset } = entry;
+    const converted = convertRecords(
+      chunk.records,
+      { dataset: dataset.key, naturalKey: chunk.naturalKey },
+      { dataset, fileName: chunk.url, sha256: '', set: {}, now: now() },
+    );
+    tally.rowsRejected += converted.rejected.length;
+    for (const r of converted.rejected.slice(0, 3 - tally.rejections.length))
+      tally.rejections.push(`${r.where}: ${r.reason}`);
+    if (converted.rows.length === 0) return;
+    // A feed may list one record twice (an entry under its filer and its issuer): the last stands.
+    const rows: readonly KeyedRow[] = [...new Map(converted.rows.map((r) => [r.key, r])).values()];
+    async function* one(): AsyncGenerator<readonly KeyedRow[]> {
+      yield rows;
+    }
+    const run = await datasets.upsertRowsStream(
+      dataset.key,
+      dataset.time_field,
+      one(),
+      {
+        importer: `collector:${source.id}`,
+        sourceName: source.publisher,
+        fileName: chunk.url,
+        sha256: '',
+        licence: source.licence,
+        attribution: null,
+        importedAt: now(),
+        rowsRead: converted.read,
+        rowsRejected: converted.rejected.length,
+      },
+      entry.columns,
+    );
+    tally.rowsNew += run.rowsInserted;
+    tally.rowsChanged += run.rowsReplaced;
+    tally.touched.add(dataset.key);
+  }
+
+  /** The run's outcome: the source's state (paused after PAUSE_AFTER failures in a row) and its record. */
+  async #record(
+    source: Source,
+    state: CollectorState,
+    startedAt: number,
+    http: CollectorHttp,
+    tally: RunTally,
+    error: string | null,
+  ): Promise<CollectionRun> {
+    const { datasets, now } = this.#deps;
     const finishedAt = now();
     const failed = error !== null;
     const failures = failed ? state.failures + 1 : 0;
@@ -212,15 +246,16 @@ export class Collections {
       failures,
       pausedUntil: failures >= PAUSE_AFTER ? finishedAt + PAUSE_MS : null,
     });
+    const { rejections } = tally;
     const run = await datasets.recordCollectionRun({
       source: source.id,
       startedAt,
       finishedAt,
-      outcome: failed ? 'failed' : rowsRejected > 0 ? 'partial' : 'ok',
-      datasets: [...touched],
-      rowsNew,
-      rowsChanged,
-      rowsRejected,
+      outcome: failed ? 'failed' : tally.rowsRejected > 0 ? 'partial' : 'ok',
+      datasets: [...tally.touched],
+      rowsNew: tally.rowsNew,
+      rowsChanged: tally.rowsChanged,
+      rowsRejected: tally.rowsRejected,
       requests: http.requests,
       bytes: http.bytes,
       notModified: http.notModified,

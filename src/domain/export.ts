@@ -11,10 +11,9 @@ import type { Datasets, RowSource, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
 import { credentialKinds, kindLabel } from './credential-kinds.ts';
 import { type MeterDeps, type Metered, meter } from './metering.ts';
-import { tokensToMicros } from './money.ts';
 import { entitlementsOf, exportPackages } from './packages.ts';
-import { utcMonth } from './pricing.ts';
 import type { DataReads } from './reads.ts';
+import { chargeOf, refund } from './refunds.ts';
 import { recordDatasets } from './system-datasets.ts';
 
 export const EXPORT_ROWS_PER_UNIT = 1000;
@@ -109,9 +108,8 @@ export class DataExports {
   /**
    * Gives the tokens back when the stream fails on our side after the charge: a read is charged only
    * when it is served. A client that hangs up mid-stream was served; nothing is refunded then. The
-   * reversal's usage event goes with the credit, so the key's spending caps and the account's month
-   * burn (its tier) no longer count the refunded export. It is dated with the charge it reverses: a
-   * refund made after midnight gives back the day (and month) the export was charged in, not the next.
+   * refund is dated with the charge it reverses: one made after midnight gives back the day (and
+   * month) the export was charged in, not the next.
    */
   async refund(
     caller: Caller,
@@ -119,36 +117,10 @@ export class DataExports {
     requestId: string,
     detail: string,
   ): Promise<void> {
-    const burnedMicros = started.cost.burnedMicros;
-    if (burnedMicros <= 0n) return;
-    const { store, now } = this.#deps.meter;
     const { entry, units, chargedAt } = started.value;
-    const at = now();
-    await store.credit({
-      walletId: caller.wallet.id,
-      kind: 'refund',
-      amountMicros: burnedMicros,
-      at,
-      requestId,
-      memo: `refund: ${detail}`,
-      reverses: {
-        month: utcMonth(chargedAt),
-        usage: {
-          requestId,
-          keyId: caller.key?.id ?? null,
-          accountId: caller.account?.id ?? null,
-          walletId: caller.wallet.id,
-          dataset: `export:${entry.key}`,
-          channel: caller.channel,
-          listCostMicros: -tokensToMicros(units * entry.listCost),
-          costMicros: -started.cost.costMicros,
-          burnedMicros: -burnedMicros,
-          outcome: 'refunded',
-          rows: 0,
-          at: chargedAt,
-        },
-      },
-    });
+    const label = `export:${entry.key}`;
+    const charged = chargeOf(requestId, label, units * entry.listCost, started.cost, chargedAt);
+    await refund(this.#deps.meter, caller, charged, detail);
   }
 
   /**

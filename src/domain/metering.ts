@@ -154,6 +154,15 @@ function insufficient(required: bigint, balance: bigint): AppError {
   );
 }
 
+/** The refusal of several reads together (an analysis run) that the wallet cannot pay for. */
+function insufficientForRun(required: bigint, balance: bigint): AppError {
+  return new AppError(
+    'insufficient_tokens',
+    `This run costs ${formatMicros(required)} tokens and the wallet holds ${formatMicros(balance)}.`,
+    { required_tokens: formatMicros(required), balance: formatMicros(balance) },
+  );
+}
+
 /** Whether an early_bird session's read that the wallet cannot cover is served at zero burn. */
 export function grandfathers(caller: Caller, options: MeterOptions): boolean {
   return (
@@ -220,6 +229,70 @@ export async function estimate(
     balanceAfterMicros: refusal === null ? balance - burn : balance,
     refusal,
   };
+}
+
+/** One of several reads forecast together: what it would cost and burn in its place in the sequence. */
+export interface ReadEstimate {
+  target: string;
+  listCost: number;
+  costMicros: bigint;
+  burnMicros: bigint;
+}
+
+/** The forecast of several reads made one after another, each through `meter()`. */
+export interface ReadsEstimate {
+  reads: ReadEstimate[];
+  costMicros: bigint;
+  burnMicros: bigint;
+  balanceMicros: bigint;
+  /** The first refusal: a read not entitled, then the wallet short of the whole burn, then a cap. */
+  refusal: AppError | null;
+}
+
+/**
+ * The forecast of `meter()` for several reads made in turn (an analysis run), on the wallet as it is
+ * now: each read priced as `estimate()` prices it; an early_bird session's read that the balance left
+ * by the reads before it cannot cover is served at zero burn, as `meter()` would serve it; otherwise
+ * the whole burn is checked against the balance and then against the key's caps, before any read.
+ */
+export async function estimateReads(
+  deps: MeterDeps,
+  caller: Caller,
+  reads: readonly { target: string; items: readonly MeteredItem[] }[],
+  options: MeterOptions = {},
+): Promise<ReadsEstimate> {
+  const now = deps.now();
+  const wallet = (await deps.store.getWallet(caller.wallet.id)) ?? caller.wallet;
+  const current = { ...caller, wallet };
+  const balance = wallet.balanceMicros;
+  const grandfathered = grandfathers(current, options);
+  let refusal: AppError | null = null;
+  let coverMicros = balance;
+  const estimates: ReadEstimate[] = [];
+  for (const { target, items } of reads) {
+    const q = quote(deps, current, items);
+    try {
+      assertEntitled(current, items);
+    } catch (error) {
+      refusal ??= error as AppError;
+    }
+    let burnMicros = q.entitled ? q.burnMicros : 0n;
+    if (grandfathered) {
+      if (burnMicros > coverMicros) burnMicros = 0n;
+      coverMicros -= burnMicros;
+    }
+    estimates.push({ target, listCost: q.listCost, costMicros: q.costMicros, burnMicros });
+  }
+  const costMicros = estimates.reduce((sum, r) => sum + r.costMicros, 0n);
+  const burnMicros = estimates.reduce((sum, r) => sum + r.burnMicros, 0n);
+  if (refusal === null && !grandfathered && burnMicros > balance) {
+    refusal = insufficientForRun(burnMicros, balance);
+  }
+  if (refusal === null && burnMicros > 0n) {
+    const cap = await capThatWouldRefuse(deps.store, caller.key, burnMicros, now);
+    if (cap) refusal = spendingCapReached(cap, burnMicros, now);
+  }
+  return { reads: estimates, costMicros, burnMicros, balanceMicros: balance, refusal };
 }
 
 export async function meter<T>(

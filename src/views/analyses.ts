@@ -1,12 +1,9 @@
 /** What the Workbench's analyses, estimates, runs and assistant answers look like to clients. */
 import { z } from 'zod';
-import type {
-  Analysis,
-  AskResult,
-  QuestionEstimate,
-  RunEstimate,
-  RunResult,
-} from '../domain/analysis/analyses.ts';
+import type { AskResult, QuestionEstimate } from '../domain/analysis/assistant.ts';
+import type { Analysis } from '../domain/analysis/library.ts';
+import type { RunResult } from '../domain/analysis/results.ts';
+import type { RunEstimate } from '../domain/analysis/runs.ts';
 import { analysisName, analysisSpec } from '../domain/analysis/spec.ts';
 import { formatMicros } from '../domain/money.ts';
 import { costEur, type Pricing } from '../domain/pricing.ts';

@@ -6,7 +6,19 @@
  */
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { Candidate, Planner, PlanOutcome } from './planner.ts';
-import type { AnalysisSpec, OutputSpec, SeriesSpec, StepSpec } from './spec.ts';
+import { Clarify, planIntent } from './planner-intents.ts';
+import { addDays, parseRange, type Range } from './planner-range.ts';
+import {
+  distance,
+  escapeRegExp,
+  GENERIC_FIRST_WORDS,
+  MARKET_WORDS,
+  STOCK_FIELDS,
+  TRADER_CLASSES,
+  tenorMonths,
+  UPPER_STOP,
+} from './planner-words.ts';
+import type { AnalysisSpec, SeriesSpec } from './spec.ts';
 
 /** The datasets the planner reads, by role; each must be in the catalog. */
 export const PLANNER_DATASETS = {
@@ -18,289 +30,11 @@ export const PLANNER_DATASETS = {
   cotDisaggregated: 'cot/disaggregated-futures',
 } as const;
 
-const STOCK_FIELDS: Record<string, string> = {
-  'adjusted close': 'adj_close',
-  'adj close': 'adj_close',
-  close: 'close',
-  closes: 'close',
-  closing: 'close',
-  price: 'close',
-  prices: 'close',
-  open: 'open',
-  high: 'high',
-  low: 'low',
-  volume: 'volume',
-};
-
-/** Trader classes by the words people use, with the report that has them. */
-const TRADER_CLASSES: { words: RegExp; cls: string; report: 'legacy' | 'disaggregated'; label: string }[] = [
-  {
-    words: /\bnon[- ]?commercials?\b|\bspeculators?\b|\blarge specs?\b/,
-    cls: 'noncommercial',
-    report: 'legacy',
-    label: 'non-commercial',
-  },
-  {
-    words: /\bnon[- ]?reportables?\b|\bsmall traders?\b|\bsmall specs?\b/,
-    cls: 'nonreportable',
-    report: 'legacy',
-    label: 'non-reportable',
-  },
-  { words: /\bcommercials?\b|\bhedgers?\b/, cls: 'commercial', report: 'legacy', label: 'commercial' },
-  {
-    words: /\bmanaged money\b|\bmoney managers?\b|\bhedge funds?\b/,
-    cls: 'm_money',
-    report: 'disaggregated',
-    label: 'managed money',
-  },
-  {
-    words: /\bproducers?\b|\bmerchants?\b|\bprod(ucer)?[ /]merc/,
-    cls: 'prod_merc',
-    report: 'disaggregated',
-    label: 'producer/merchant',
-  },
-  { words: /\bswap dealers?\b|\bswaps?\b/, cls: 'swap', report: 'disaggregated', label: 'swap dealer' },
-];
-
-/** Everyday names of COT markets, matched before the catalog's own names. */
-const MARKET_WORDS: [RegExp, string][] = [
-  [/\b(crude( oil)?|wti|oil)\b/, 'WTI-PHYSICAL'],
-  [/\bnat(ural)? gas\b/, 'NAT GAS NYME'],
-  [/\bs ?& ?p( ?500)?\b|\bsp ?500\b|\be-?mini s&p\b/, 'E-MINI S&P 500'],
-  [/\bnasdaq\b/, 'NASDAQ MINI'],
-  [/\b10[- ]?y(ea)?r? (treasury )?notes?\b/, 'UST 10Y NOTE'],
-  [/\beuros?\b/, 'EURO FX'],
-  [/\byen\b/, 'JAPANESE YEN'],
-  [/\bbitcoin\b/, 'BITCOIN'],
-  [/\bsoybean oil\b/, 'SOYBEAN OIL'],
-  [/\bsoybean meal\b/, 'SOYBEAN MEAL'],
-  [/\bsoy(beans?)?\b(?! (oil|meal))/, 'SOYBEANS'],
-  [/\bcopper\b/, 'COPPER- #1'],
-  [/\bcotton\b/, 'COTTON NO. 2'],
-  [/\bcattle\b/, 'LIVE CATTLE'],
-  [/\bhogs?\b/, 'LEAN HOGS'],
-  [/\bgasoline\b/, 'GASOLINE RBOB'],
-  [/\bheating oil\b|\bulsd\b|\bdiesel\b/, 'NY HARBOR ULSD'],
-];
-
-/** Tenor words -> months: "10-year", "10y", "2 yr", "3-month", "30 year". */
-function tenorMonths(text: string): { months: number; at: number }[] {
-  const out: { months: number; at: number }[] = [];
-  const re = /\b(\d{1,2})[- ]?(years?|yrs?|y|months?|mos?|m)\b/g;
-  for (const m of text.matchAll(re)) {
-    const n = Number(m[1]);
-    out.push({ months: /^m/.test(m[2] as string) ? n : n * 12, at: m.index ?? 0 });
-  }
-  return out;
-}
-
-const UPPER_STOP = new Set([
-  'A',
-  'I',
-  'AND',
-  'OR',
-  'THE',
-  'OF',
-  'US',
-  'USD',
-  'EUR',
-  'COT',
-  'YOY',
-  'OLS',
-  'ETF',
-  'CFTC',
-  'UST',
-  'WTI',
-  'FX',
-  'MA',
-  'ID',
-  'NYSE',
-  'NY',
-  'GDP',
-  'CPI',
-  'FRED',
-  'API',
-  'CSV',
-  'YTD',
-  'S',
-  'P',
-  'SP',
-  'R2',
-  'VS',
-  'MAX',
-  'MIN',
-  'TO',
-  'IN',
-  'ON',
-]);
-
-const DAY_MS = 86_400_000;
-
-const GENERIC_FIRST_WORDS = new Set(['home', 'american', 'international', 'united', 'general']);
-
-/** YYYY-MM-DD of a time, or null past what a date of an analysis can name (years 0000 to 9999). */
-function isoDay(d: Date): string | null {
-  if (Number.isNaN(d.getTime())) return null;
-  const day = d.toISOString().slice(0, 10);
-  return /^\d{4}-\d{2}-\d{2}$/.test(day) ? day : null;
-}
-
-function addDays(date: string, days: number): string | null {
-  return isoDay(new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS));
-}
-
-function minusMonths(date: string, months: number): string | null {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCMonth(d.getUTCMonth() - months);
-  return isoDay(d);
-}
-
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] as const;
-const MONTH =
-  '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
-
-/**
- * The first day of a named month: of the year given, else the latest such month that has begun by today
- * ("since January" in November is this January; "since December" in November is last December).
- */
-function monthStart(name: string, year: string | undefined, today: string): string {
-  const month = MONTHS.indexOf(name.slice(0, 3) as (typeof MONTHS)[number]) + 1;
-  const mm = String(month).padStart(2, '0');
-  if (year) return `${year}-${mm}-01`;
-  const thisYear = Number(today.slice(0, 4));
-  const start = `${thisYear}-${mm}-01`;
-  return start <= today ? start : `${String(thisYear - 1).padStart(4, '0')}-${mm}-01`;
-}
-
-/** Whether a YYYY-MM-DD names a day of the calendar (not 2024-13-45 or 2024-02-30). */
-function isRealDate(date: string): boolean {
-  return isoDay(new Date(`${date}T00:00:00Z`)) === date;
-}
-
-interface Range {
-  from?: string;
-  to?: string;
-  /** A single date (the curve "on" a date). */
-  on?: string;
-  phrase?: string;
-  /** Why the dates named cannot be read (an impossible date, a range ending before it starts). */
-  problem?: string;
-}
-
-/** The date range a question names, and the question with it taken out. */
-function parseRange(text: string, today: string): { range: Range; rest: string } {
-  const range: Range = {};
-  let rest = text;
-  const take = (re: RegExp, f: (m: RegExpMatchArray) => void) => {
-    const m = rest.match(re);
-    if (!m) return false;
-    f(m);
-    range.phrase ??= m[0].trim();
-    rest = rest.replace(m[0], ' ');
-    return true;
-  };
-  const d = '(\\d{4}-\\d{2}-\\d{2})';
-  take(new RegExp(`\\b(?:between|from) ${d} (?:and|to|until) ${d}`), (m) => {
-    range.from = m[1];
-    range.to = m[2];
-  }) ||
-    take(new RegExp(`\\b(?:since|from|starting|after) ${d}`), (m) => {
-      range.from = m[1];
-    }) ||
-    take(/\b(?:since|from|starting) (\d{4})\b/, (m) => {
-      range.from = `${m[1]}-01-01`;
-    }) ||
-    take(
-      new RegExp(`\\b(?:since|from|starting|after) (?:the start of )?${MONTH}(?:,? (\\d{4}))?\\b`),
-      (m) => {
-        range.from = monthStart(m[1] as string, m[2], today);
-      },
-    ) ||
-    take(new RegExp(`\\bin ${MONTH},? (\\d{4})\\b`), (m) => {
-      range.from = monthStart(m[1] as string, m[2], today);
-      range.to = addDays(minusMonths(range.from, -1) ?? range.from, -1) ?? range.from;
-    }) ||
-    take(/\bin (\d{4})\b/, (m) => {
-      range.from = `${m[1]}-01-01`;
-      range.to = `${m[1]}-12-31`;
-    }) ||
-    take(
-      /\b(?:over |in |for )?(?:the )?(?:last|past|trailing) (\d+)? ?(days?|weeks?|months?|years?)\b/,
-      (m) => {
-        const n = m[1] ? Number(m[1]) : 1;
-        const unit = (m[2] as string).replace(/s$/, '');
-        const from =
-          unit === 'day'
-            ? addDays(today, -n)
-            : unit === 'week'
-              ? addDays(today, -7 * n)
-              : minusMonths(today, unit === 'month' ? n : 12 * n);
-        if (from === null) {
-          range.problem = `The last ${m[1] ?? ''} ${m[2]} reach back before any date there is: ask for a shorter span, e.g. "last 5 years".`;
-        } else {
-          range.from = from;
-        }
-      },
-    ) ||
-    take(/\b(?:ytd|year to date)\b/, () => {
-      range.from = `${today.slice(0, 4)}-01-01`;
-    });
-  take(new RegExp(`\\b(?:on|as of|at) ${d}`), (m) => {
-    range.on = m[1];
-  });
-  take(new RegExp(`\\b(?:until|to|through) ${d}`), (m) => {
-    range.to = m[1];
-  });
-  // A date constraint is never dropped: one the forms above do not read is asked back.
-  const unread = rest.match(
-    /\b(?:since|until|before|after|through) (?!the (?:last|past)\b)[^ ,.;]+(?: [^ ,.;]+)?/,
-  );
-  if (unread && !range.problem) {
-    range.problem = `I could not read the date in "${unread[0].trim()}": write it as YYYY-MM-DD (since 2026-01-15), a year (since 2024), a month (since January, since March 2025) or a span (last 3 months).`;
-  }
-  const impossible = [range.from, range.to, range.on].find((date) => date !== undefined && !isRealDate(date));
-  if (impossible !== undefined) {
-    range.problem = `There is no date ${impossible}: write a day of the calendar as YYYY-MM-DD, e.g. 2024-01-31.`;
-  } else if (range.from !== undefined && range.to !== undefined && range.to < range.from) {
-    range.problem = `The range ${range.from} to ${range.to} ends before it starts: name the earlier date first.`;
-  }
-  return { range, rest };
-}
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Levenshtein distance, small strings only. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j] as number;
-      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length] as number;
-}
-
 /** A series the question names, before it is turned into a spec. */
 interface Named {
   kind: 'stock' | 'tenor' | 'h15';
   value: string;
   at: number;
-}
-
-class Clarify {
-  readonly message: string;
-  readonly candidates: Candidate[];
-  /** Set when no question form fits: the question is not one the planner answers, however it is named. */
-  readonly unsupported: boolean;
-  constructor(message: string, candidates: Candidate[] = [], unsupported = false) {
-    this.message = message;
-    this.candidates = candidates;
-    this.unsupported = unsupported;
-  }
 }
 
 const FORMS =
@@ -405,193 +139,20 @@ export class BuiltInPlanner implements Planner {
       throw new Clarify(`I could not find a dataset series in that question. ${FORMS}`, [], true);
     }
     const series = generic ?? this.#seriesSpecs(named, rest, range);
-    const first = series[0]?.entity ? (Object.values(series[0].entity)[0] ?? series[0].id) : series[0]?.id;
-    const ids = series.map((s) => s.id);
     const labels = series.map((s) => s.label ?? s.id).join(' and ');
     const what = `Reads ${labels} from ${[...new Set(series.map((s) => s.dataset))].join(', ')}${range.phrase ? ` (${range.phrase})` : ''}`;
-    const steps: StepSpec[] = [];
-    const outputs: OutputSpec[] = [];
-    const ret = (id: string) => {
-      steps.push({ op: 'pct_change', input: id, as: `${id}_ret` });
-      return `${id}_ret`;
-    };
-
-    if (wants(/\bcorrelat/)) {
-      if (ids.length < 2)
-        throw new Clarify(
-          `A correlation needs two or more series; I found only ${first}. Name another, e.g. "correlation of ${first} and MSFT".`,
-          this.#someSymbols(),
-        );
-      const rets = ids.map(ret);
-      steps.push({ op: 'correlation', inputs: rets, as: 'correlation' });
-      outputs.push({ kind: 'table', values: ['correlation'], title: 'Correlation of daily percent changes' });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, takes daily percent changes and correlates them on their common dates.`,
-      };
-    }
-    if (wants(/\bbeta\b/)) {
-      if (ids.length < 2)
-        throw new Clarify(
-          `A beta is of one series against another; name the benchmark, e.g. "beta of ${first} against MSFT".`,
-          this.#someSymbols(),
-        );
-      const [y, x] = [ret(ids[0] as string), ret(ids[1] as string)];
-      steps.push({ op: 'beta', y, x, as: 'beta' });
-      outputs.push({
-        kind: 'table',
-        values: ['beta'],
-        title: `Beta of ${series[0]?.label} on ${series[1]?.label}`,
-      });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, takes daily percent changes and regresses the first on the second (OLS beta and R²).`,
-      };
-    }
-    const pair = wants(/\bminus\b|\bspread\b|\b2s10s\b|\b10s2s\b|\bless\b/)
-      ? 'spread'
-      : wants(/\bratio\b|\brelative to\b|\bdivided by\b/)
-        ? 'ratio'
-        : null;
-    if (pair) {
-      if (ids.length !== 2)
-        throw new Clarify(`A ${pair} is of exactly two series; I found ${ids.length}: ${labels}.`);
-      steps.push({ op: pair, inputs: [ids[0] as string, ids[1] as string], as: pair });
-      outputs.push({
-        kind: 'line',
-        values: [pair],
-        title: `${series[0]?.label} ${pair === 'spread' ? 'minus' : 'divided by'} ${series[1]?.label}`,
-      });
-      outputs.push({ kind: 'stats', values: [pair] });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, and takes the ${pair} on their common dates.`,
-      };
-    }
-    if (wants(/\bvolatility\b|\bvol\b/)) {
-      const n = window ?? 30;
-      for (const id of ids) {
-        steps.push({ op: 'log_returns', input: id, as: `${id}_lr` });
-        steps.push({ op: 'rolling_std', input: `${id}_lr`, window: n, as: `${id}_vol` });
-      }
-      outputs.push({
-        kind: 'line',
-        values: ids.map((id) => `${id}_vol`),
-        title: `${n}-observation volatility (std of daily log returns)`,
-      });
-      outputs.push({ kind: 'stats', values: ids.map((id) => `${id}_vol`) });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, takes daily log returns and their standard deviation over ${n} observations.`,
-      };
-    }
-    if (wants(/\bdrawdown\b/)) {
-      for (const id of ids) steps.push({ op: 'drawdown', input: id, as: `${id}_dd` });
-      outputs.push({ kind: 'table', values: ids.map((id) => `${id}_dd`), title: 'Maximum drawdown' });
-      outputs.push({ kind: 'line', values: ids });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, and finds the deepest fall from a running peak.`,
-      };
-    }
-    if (wants(/\brebase|\bindex(ed)? to 100|\bto 100\b/)) {
-      for (const id of ids)
-        steps.push({
-          op: 'rebase',
-          input: id,
-          as: `${id}_100`,
-          ...(range.from && { base_date: range.from }),
-        });
-      outputs.push({
-        kind: 'line',
-        values: ids.map((id) => `${id}_100`),
-        title: `Rebased to 100${range.from ? ` on ${range.from}` : ''}`,
-      });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, rebased to 100 at the first value${range.from ? ` on or after ${range.from}` : ''}.`,
-      };
-    }
-    if (wants(/\bz-?scores?\b/)) {
-      const n = window ?? 20;
-      for (const id of ids) steps.push({ op: 'rolling_zscore', input: id, window: n, as: `${id}_z` });
-      outputs.push({ kind: 'line', values: ids.map((id) => `${id}_z`), title: `${n}-observation z-score` });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, and its z-score over ${n} observations.`,
-      };
-    }
-    if (wants(/\bmoving average\b|\brolling (mean|average)\b|\bsma\b/)) {
-      const n = window ?? 20;
-      for (const id of ids) steps.push({ op: 'rolling_mean', input: id, window: n, as: `${id}_ma` });
-      outputs.push({
-        kind: 'line',
-        values: ids.flatMap((id) => [id, `${id}_ma`]),
-        title: `${n}-observation moving average`,
-      });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, with its mean over ${n} observations.`,
-      };
-    }
-    if (wants(/\byear[- ]over[- ]year\b|\byoy\b|\bannual change\b/)) {
-      for (const id of ids) steps.push({ op: 'yoy', input: id, as: `${id}_yoy` });
-      outputs.push({ kind: 'line', values: ids.map((id) => `${id}_yoy`), title: 'Year-over-year change, %' });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, and its percent change from a year earlier.`,
-      };
-    }
-    const resample = rest.match(/\b(weekly|monthly|quarterly)\b(?: (average|mean|sum|total|last|close))?/);
-    if (resample) {
-      const frequency = ({ weekly: 'week', monthly: 'month', quarterly: 'quarter' } as const)[
-        resample[1] as 'weekly'
-      ];
-      const how =
-        resample[2] === 'sum' || resample[2] === 'total'
-          ? 'sum'
-          : resample[2] === 'average' || resample[2] === 'mean'
-            ? 'mean'
-            : 'last';
-      for (const id of ids)
-        steps.push({ op: 'resample', input: id, frequency, how, as: `${id}_${frequency}` });
-      outputs.push({
-        kind: 'bar',
-        values: ids.map((id) => `${id}_${frequency}`),
-        title: `${resample[1]} ${how}`,
-      });
-      outputs.push({ kind: 'table', values: ids.map((id) => `${id}_${frequency}`) });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, resampled to one value per ${frequency} (${how}).`,
-      };
-    }
-    if (wants(/\breturns?\b|\bpercent change\b|\b% change\b|\bchanges?\b/)) {
-      const rets = ids.map(ret);
-      outputs.push({ kind: 'line', values: rets, title: 'Percent change' });
-      outputs.push({ kind: 'stats', values: rets });
-      return {
-        name,
-        spec: { series, steps, outputs },
-        explanation: `${what}, and its percent change from one observation to the next.`,
-      };
-    }
-    outputs.push({ kind: 'line', values: ids });
-    outputs.push({ kind: 'stats', values: ids });
+    const plan = planIntent({
+      rest,
+      range,
+      window,
+      series,
+      what,
+      someSymbols: () => this.#someSymbols(),
+    });
     return {
       name,
-      spec: { series, steps, outputs },
-      explanation: `${what}, charted with summary statistics.`,
+      spec: { series, steps: plan.steps, outputs: plan.outputs },
+      explanation: plan.explanation,
     };
   }
 

@@ -34,10 +34,24 @@ const params = z.strictObject({ id: z.string().min(1).max(64) });
 const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
 const config = { auth: 'required' as const };
 
-export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
-  const { analyses } = deps;
-  const caller = (request: { caller: Caller | null }) => request.caller as Caller;
+const caller = (request: { caller: Caller | null }) => request.caller as Caller;
 
+/** One function per route, registered in the order the API document lists them. */
+export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
+  listAnalyses(app, deps);
+  createAnalysis(app, deps);
+  estimateAnalysisSpec(app, deps);
+  getAnalysis(app, deps);
+  updateAnalysis(app, deps);
+  duplicateAnalysis(app, deps);
+  deleteAnalysis(app, deps);
+  estimateAnalysis(app, deps);
+  runAnalysis(app, deps);
+  exportAnalysisResult(app, deps);
+}
+
+function listAnalyses(app: TypedApp, deps: Services): void {
+  const { library, assistant } = deps.analyses;
   app.get(
     '/api/v1/analyses',
     {
@@ -66,18 +80,21 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request) => {
-      const { analyses: list, unreadable } = await analyses.list(caller(request));
+      const { analyses: list, unreadable } = await library.list(caller(request));
       return {
         data: list.map(presentAnalysis),
         meta: {
           count: list.length,
-          planner: analyses.plannerName,
+          planner: assistant.plannerName,
           ...(unreadable.length > 0 && { unreadable }),
         },
       };
     },
   );
+}
 
+function createAnalysis(app: TypedApp, deps: Services): void {
+  const { library } = deps.analyses;
   app.post(
     '/api/v1/analyses',
     {
@@ -96,12 +113,15 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request, reply) => {
-      const created = await analyses.create(caller(request), request.body);
+      const created = await library.create(caller(request), request.body);
       reply.code(201);
       return presentAnalysis(created);
     },
   );
+}
 
+function estimateAnalysisSpec(app: TypedApp, deps: Services): void {
+  const { runs } = deps.analyses;
   app.post(
     '/api/v1/analyses/estimate',
     {
@@ -116,9 +136,12 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request) =>
-      presentEstimate(deps.pricing, await analyses.estimate(caller(request), { spec: request.body.spec })),
+      presentEstimate(deps.pricing, await runs.estimate(caller(request), { spec: request.body.spec })),
   );
+}
 
+function getAnalysis(app: TypedApp, deps: Services): void {
+  const { library } = deps.analyses;
   app.get(
     '/api/v1/analyses/:id',
     {
@@ -132,9 +155,12 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
         response: { 200: analysisOut, ...problems(...workbenchCodes, 'not_found', 'invalid_request') },
       },
     },
-    async (request) => presentAnalysis(await analyses.get(caller(request), request.params.id)),
+    async (request) => presentAnalysis(await library.get(caller(request), request.params.id)),
   );
+}
 
+function updateAnalysis(app: TypedApp, deps: Services): void {
+  const { library } = deps.analyses;
   app.patch(
     '/api/v1/analyses/:id',
     {
@@ -157,14 +183,17 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
     async (request) => {
       const { name, spec } = request.body;
       return presentAnalysis(
-        await analyses.update(caller(request), request.params.id, {
+        await library.update(caller(request), request.params.id, {
           ...(name !== undefined && { name }),
           ...(spec !== undefined && { spec }),
         }),
       );
     },
   );
+}
 
+function duplicateAnalysis(app: TypedApp, deps: Services): void {
+  const { library } = deps.analyses;
   app.post(
     '/api/v1/analyses/:id/duplicate',
     {
@@ -180,12 +209,15 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request, reply) => {
-      const copy = await analyses.duplicate(caller(request), request.params.id, request.body?.name);
+      const copy = await library.duplicate(caller(request), request.params.id, request.body?.name);
       reply.code(201);
       return presentAnalysis(copy);
     },
   );
+}
 
+function deleteAnalysis(app: TypedApp, deps: Services): void {
+  const { library } = deps.analyses;
   app.delete(
     '/api/v1/analyses/:id',
     {
@@ -200,11 +232,14 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request, reply) => {
-      await analyses.delete(caller(request), request.params.id);
+      await library.delete(caller(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
+}
 
+function estimateAnalysis(app: TypedApp, deps: Services): void {
+  const { runs } = deps.analyses;
   app.get(
     '/api/v1/analyses/:id/estimate',
     {
@@ -220,9 +255,12 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request) =>
-      presentEstimate(deps.pricing, await analyses.estimate(caller(request), { id: request.params.id })),
+      presentEstimate(deps.pricing, await runs.estimate(caller(request), { id: request.params.id })),
   );
+}
 
+function runAnalysis(app: TypedApp, deps: Services): void {
+  const { runs } = deps.analyses;
   app.post(
     '/api/v1/analyses/:id/run',
     {
@@ -240,13 +278,16 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request) => {
-      const result = await analyses.run(caller(request), request.id, request.params.id, {
+      const result = await runs.run(caller(request), request.id, request.params.id, {
         fresh: request.body?.fresh === true,
       });
       return presentRun(deps.pricing, result);
     },
   );
+}
 
+function exportAnalysisResult(app: TypedApp, deps: Services): void {
+  const { runs } = deps.analyses;
   app.get(
     '/api/v1/analyses/:id/result.csv',
     {
@@ -267,7 +308,7 @@ export function registerAnalysisRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request, reply) => {
-      const { name, csv } = await analyses.resultCsv(caller(request), request.params.id);
+      const { name, csv } = await runs.resultCsv(caller(request), request.params.id);
       const file = `${
         name
           .replace(/[^A-Za-z0-9._-]+/g, '-')

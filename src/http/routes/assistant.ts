@@ -47,9 +47,14 @@ export function registerAssistantRoutes(app: TypedApp, deps: Services): void {
       },
     },
     async (request) => {
-      const answer = await deps.analyses.ask(request.caller as Caller, request.id, request.body.question, {
-        save: request.body.save === true,
-      });
+      const answer = await deps.analyses.assistant.ask(
+        request.caller as Caller,
+        request.id,
+        request.body.question,
+        {
+          save: request.body.save === true,
+        },
+      );
       return presentAsk(deps.pricing, answer);
     },
   );
@@ -75,7 +80,7 @@ export function registerAssistantRoutes(app: TypedApp, deps: Services): void {
     async (request) =>
       presentQuestionEstimate(
         deps.pricing,
-        await deps.analyses.estimateQuestion(request.caller as Caller, request.body.question),
+        await deps.analyses.assistant.estimateQuestion(request.caller as Caller, request.body.question),
       ),
   );
 }
