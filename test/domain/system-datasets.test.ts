@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Row } from '../src/catalog/types.ts';
-import { pageOfRecords } from '../src/domain/system-datasets.ts';
+import type { Row } from '../../src/catalog/types.ts';
+import { pageOfRecords } from '../../src/domain/system-datasets.ts';
 
 const usage = (endpoint: string, requests: number): Row => ({
   hour: '2026-11-21T15:00:00Z',

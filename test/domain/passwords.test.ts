@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { hashPassword, needsRehash, verifyPassword } from '../src/domain/passwords.ts';
-import { freshIp } from './helpers/operator.ts';
-import { startServer, type TestServer } from './helpers/server.ts';
+import { hashPassword, needsRehash, verifyPassword } from '../../src/domain/passwords.ts';
+import { freshIp } from '../helpers/operator.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
 
 /** A hash as the service wrote it before argon2id: scrypt, N=2^14, r=8, p=1. */
 function legacyScryptHash(password: string): string {
