@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { limitSubject, limitsFor } from '../../src/domain/limits-policy.ts';
 import { makePricing, utcMonth } from '../../src/domain/pricing.ts';
-import { baseConfig } from '../helpers/server.ts';
-import { account, caller, T0, wallet } from './support.ts';
+import { account, caller, serviceConfig, T0, wallet } from './support.ts';
 
-const config = baseConfig();
+const config = serviceConfig();
 const pricing = makePricing(config);
 
 test('sandbox and public-test keys have their own limits; only sandbox keys are fenced by IP', () => {

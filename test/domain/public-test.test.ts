@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { keyExpiresAt, publicTestEndsAt, publicTestWindowEnd } from '../../src/domain/public-test.ts';
-import { baseConfig } from '../helpers/server.ts';
-import { account, T0 } from './support.ts';
+import { account, serviceConfig, T0 } from './support.ts';
 
 const DAY = 86_400_000;
 
 function configEnding(endsAt: string | null) {
-  const config = baseConfig();
+  const config = serviceConfig();
   config.pricing.free_public_test.ends_at = endsAt;
   return config;
 }
