@@ -1,6 +1,8 @@
 /** What the unit tests share: records and callers built by hand, and the real SQLite store in memory. */
+import assert from 'node:assert/strict';
 import { loadServiceFile, type ServiceFile } from '../../src/config.ts';
 import type { Caller, CredentialKind } from '../../src/domain/caller.ts';
+import type { OAuthServer, PendingConsent } from '../../src/domain/connections.ts';
 import { utcMonth } from '../../src/domain/pricing.ts';
 import type { AccountRecord, KeyRecord, UsageInput, WalletRecord } from '../../src/store/port.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -92,4 +94,44 @@ export function usage(fields: Partial<UsageInput> & Pick<UsageInput, 'walletId' 
 /** The service configuration the server starts with (config/service.json), parsed afresh. */
 export function serviceConfig(): ServiceFile {
   return loadServiceFile('config/service.json');
+}
+
+/** Asserts an AppError of this code (and status), as `assert.rejects` takes it. */
+export function appError(code: string, status?: number) {
+  return (error: unknown): boolean => {
+    const e = error as { code?: string; status?: number; message?: string };
+    assert.equal(e.code, code, e.message);
+    if (status !== undefined) assert.equal(e.status, status);
+    return true;
+  };
+}
+
+/**
+ * An OAuth server that knows the access tokens it is given: the domain's port, without the
+ * authorization flow (the real adapter is tested in the OAuth scenario suites).
+ */
+export function knownTokens(
+  tokens: Record<string, string>,
+  pending: Record<string, PendingConsent> = {},
+): OAuthServer & { approved: string[]; denied: string[] } {
+  const approved: string[] = [];
+  const denied: string[] = [];
+  return {
+    resource: 'https://tmd.example/mcp/jsonrpc',
+    resourceMetadataUrl: 'https://tmd.example/.well-known/oauth-protected-resource/mcp/jsonrpc',
+    handle: () => assert.fail('no OAuth endpoint is served in unit tests'),
+    resourceMetadata: () => ({}),
+    verifyAccessToken: async (token) => (tokens[token] ? { keyId: tokens[token] } : null),
+    pending: async (uid) => pending[uid] ?? null,
+    approve: async (consent, keyId) => {
+      approved.push(`${consent.uid}:${keyId}`);
+      return `https://client.example/callback?code=${consent.uid}`;
+    },
+    deny: async (uid) => {
+      denied.push(uid);
+      return `https://client.example/callback?error=access_denied`;
+    },
+    approved,
+    denied,
+  };
 }
