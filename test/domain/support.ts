@@ -1,9 +1,11 @@
 /** What the unit tests share: records and callers built by hand, and the real SQLite store in memory. */
 import assert from 'node:assert/strict';
+import { Catalog } from '../../src/catalog/catalog.ts';
+import type { DatasetDef } from '../../src/catalog/types.ts';
 import { loadServiceFile, type ServiceFile } from '../../src/config.ts';
 import type { Caller, CredentialKind } from '../../src/domain/caller.ts';
 import type { OAuthServer, PendingConsent } from '../../src/domain/connections.ts';
-import { utcMonth } from '../../src/domain/pricing.ts';
+import { isP0, listCostOf, makePricing, utcMonth } from '../../src/domain/pricing.ts';
 import type { AccountRecord, KeyRecord, UsageInput, WalletRecord } from '../../src/store/port.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 
@@ -134,4 +136,31 @@ export function knownTokens(
     approved,
     denied,
   };
+}
+
+/** A dataset of stock prices, with an alias in a domain that is not free. */
+export const stockPrices: DatasetDef = {
+  key: 'equities/prices',
+  aliases: ['research/prices'],
+  title: 'Stock prices',
+  description: 'Daily closes.',
+  source: 'Example Exchange',
+  frequency: 'daily',
+  time_field: 'date',
+  entity_fields: ['symbol'],
+  fields: [
+    { name: 'date', type: 'date', description: 'Trading day.' },
+    { name: 'symbol', type: 'string', description: 'Ticker.', sample: { values: ['BRK, A', 'MSFT'] } },
+    { name: 'close', type: 'number', unit: 'USD', description: 'Close.' },
+  ],
+  sample: { from: '2026-01-01', step: 'day', periods: 5, entities: 2 },
+};
+
+/** A catalog of `stockPrices` priced as the service prices it. */
+export function tinyCatalog(config: ServiceFile = serviceConfig()): Catalog {
+  const pricing = makePricing(config);
+  return new Catalog([stockPrices], {
+    listCostOf: (key) => listCostOf(pricing, key),
+    isP0: (key) => isP0(pricing, key),
+  });
 }
