@@ -1,6 +1,7 @@
 /** What the unit tests share: records and callers built by hand, and the real SQLite store in memory. */
 import assert from 'node:assert/strict';
 import { Catalog } from '../../src/catalog/catalog.ts';
+import { loadCatalogFile } from '../../src/catalog/catalog-file.ts';
 import type { DatasetDef } from '../../src/catalog/types.ts';
 import { loadServiceFile, type ServiceFile } from '../../src/config.ts';
 import type { Caller, CredentialKind } from '../../src/domain/caller.ts';
@@ -160,6 +161,15 @@ export const stockPrices: DatasetDef = {
 export function tinyCatalog(config: ServiceFile = serviceConfig()): Catalog {
   const pricing = makePricing(config);
   return new Catalog([stockPrices], {
+    listCostOf: (key) => listCostOf(pricing, key),
+    isP0: (key) => isP0(pricing, key),
+  });
+}
+
+/** The service's own catalog (config/catalog.json), priced as the service prices it. */
+export function serviceCatalog(config: ServiceFile = serviceConfig()): Catalog {
+  const pricing = makePricing(config);
+  return new Catalog(loadCatalogFile('config/catalog.json').datasets, {
     listCostOf: (key) => listCostOf(pricing, key),
     isP0: (key) => isP0(pricing, key),
   });

@@ -4,9 +4,12 @@
  * made again, in another order, with rows added, for that next read.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import type { Row } from '../../src/catalog/types.ts';
-import { pageOfRecords } from '../../src/domain/system-datasets.ts';
+import { DataImports } from '../../src/domain/imports.ts';
+import { pageOfRecords, recordDatasets, recordRows } from '../../src/domain/system-datasets.ts';
+import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { account, caller, memoryStore, serviceCatalog, T0, usage as usageEvent } from './support.ts';
 
 const usage = (endpoint: string, requests: number): Row => ({
   hour: '2026-11-21T15:00:00Z',
@@ -45,4 +48,109 @@ test("a row's id is the same whatever its figures and its place in the list", ()
   });
   assert.equal(one?.id, same?.id);
   assert.ok(Number.isSafeInteger(one?.id) && (one?.id ?? 0) > 0);
+});
+
+describe('rows made from the service records', () => {
+  let store: SqliteStore;
+  const stores = () => ({ ledger: store, datasets: store });
+  const me = caller('live', { account: account({ id: 'acc_r', walletId: 'wal_r' }) });
+
+  before(async () => {
+    store = await memoryStore();
+    for (const id of ['acc_r', 'acc_other']) {
+      await store.createAccount(
+        {
+          id,
+          email: `${id}@example.com`,
+          passwordHash: null,
+          walletId: `wal_${id}`,
+          createdAt: T0,
+          publicTestStartedAt: null,
+        },
+        '2026-11',
+      );
+      await store.credit({ walletId: `wal_${id}`, kind: 'topup', amountMicros: 100_000_000n, at: T0 });
+    }
+    const read = (accountId: string, at: number, channel: 'rest' | 'mcp', micros: bigint) =>
+      store.debit({
+        walletId: `wal_${accountId}`,
+        amountMicros: micros,
+        month: '2026-11',
+        usage: usageEvent({
+          walletId: `wal_${accountId}`,
+          accountId,
+          at,
+          channel,
+          costMicros: micros,
+          burnedMicros: micros,
+        }),
+      });
+    await read('acc_r', T0 + 60_000, 'rest', 2_000_000n);
+    await read('acc_r', T0 + 120_000, 'rest', 2_700_000n);
+    await read('acc_r', T0 + 180_000, 'mcp', 2_000_000n);
+    await read('acc_other', T0 + 60_000, 'rest', 5_000_000n);
+  });
+  after(() => store.close());
+
+  test('system/api-usage is the caller’s own usage by hour, dataset and face', async () => {
+    assert.ok(recordDatasets.has('system/api-usage'));
+    const rows = await recordRows('system/api-usage', stores(), me, T0);
+    const common = {
+      hour: '2026-11-21T15:00:00Z',
+      endpoint: 'equities/stock-prices',
+      errors_4xx: null,
+      errors_5xx: null,
+      p50_latency_ms: null,
+      p95_latency_ms: null,
+    };
+    assert.deepEqual(
+      rows.sort((a, b) => String(a.method).localeCompare(String(b.method))),
+      [
+        { ...common, method: 'GET', requests: 2, tokens_burned: 4.7 },
+        { ...common, method: 'MCP tools/call', requests: 1, tokens_burned: 2 },
+      ],
+    );
+    assert.deepEqual(await recordRows('system/api-usage', stores(), undefined, T0), []);
+  });
+
+  test('the import log and dataset facts are empty before any import, then list it', async () => {
+    assert.deepEqual(await recordRows('system/data-collection-log', stores(), me, T0), []);
+    assert.deepEqual(await recordRows('system/collection-metadata', stores(), me, T0), []);
+    const imports = new DataImports({ datasets: store, catalog: serviceCatalog(), now: () => T0 });
+    const file = new TextEncoder().encode('observation_date,DGS10\n2026-01-02,4.18\n2026-01-06,4.17\n');
+    const { sha256 } = await imports.importFile({ bytes: file, fileName: 'DGS10.csv' });
+    const [log] = await recordRows('system/data-collection-log', stores(), me, T0 + 1000);
+    // The swap is stamped by the store's own clock: its time is checked by shape.
+    const { duration_ms: duration, message, ...fixed } = log ?? {};
+    assert.deepEqual(fixed, {
+      run_at: '2026-11-21T15:00:00Z',
+      collector: 'fred-series',
+      status: 'ok',
+      rows_fetched: 2,
+      http_status: null,
+    });
+    assert.equal(typeof duration, 'number');
+    assert.match(
+      String(message),
+      new RegExp(
+        `^DGS10\\.csv into macro/fed-h15-series: 2 new, 0 replaced, 0 rejected \\(sha256 ${sha256}\\); swapped in at \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3})?Z$`,
+      ),
+    );
+    assert.deepEqual(await recordRows('system/backfill-state', stores(), me, T0 + 1000), [
+      {
+        dataset_key: 'macro/fed-h15-series',
+        as_of: '2026-11-21',
+        earliest_loaded: '2026-01-02',
+        latest_loaded: '2026-01-06',
+        rows_loaded: 2,
+        state: 'complete',
+        last_error: null,
+      },
+    ]);
+    const [sync] = await recordRows('system/sync-metadata', stores(), me, T0 + 61_000);
+    assert.deepEqual(
+      [sync?.source_id, sync?.records_upserted, sync?.lag_seconds, sync?.state],
+      ['macro/fed-h15-series', 2, 61, 'idle'],
+    );
+  });
 });
