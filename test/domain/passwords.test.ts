@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes, scryptSync } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { hashPassword, needsRehash, verifyPassword } from '../src/domain/passwords.ts';
-import { freshIp } from './helpers/operator.ts';
-import { startServer, type TestServer } from './helpers/server.ts';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from '../../src/domain/passwords.ts';
+import { freshIp } from '../helpers/operator.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
 
 /** A hash as the service wrote it before argon2id: scrypt, N=2^14, r=8, p=1. */
 function legacyScryptHash(password: string): string {
@@ -34,6 +34,11 @@ test('a scrypt hash of an earlier version verifies and is marked for a rehash; g
   assert.equal(needsRehash(legacy), true);
   assert.equal(await verifyPassword('x', '$argon2id$broken'), false);
   assert.equal(await verifyPassword('x', 'plain'), false);
+});
+
+test('the decoy hash, checked when no account matches, is argon2id and verifies no guess', async () => {
+  assert.match(decoyHash, /^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+  assert.equal(await verifyPassword('', decoyHash), false);
 });
 
 test('a login with a scrypt hash succeeds and upgrades it to argon2id; a wrong password changes nothing', async () => {

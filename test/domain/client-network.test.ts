@@ -1,7 +1,8 @@
 /** What per-IP limits count by: an IPv4 address, an IPv6 /64. */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { clientNetwork } from '../src/domain/client-network.ts';
+import { clientNetwork, networkDigest } from '../../src/domain/client-network.ts';
 
 test('IPv6 addresses count by their /64, however they are written', () => {
   for (const [ip, network] of [
@@ -34,4 +35,12 @@ test('a forwarded address with a port or brackets is the address; anything else 
     'invented values share one budget',
   );
   assert.equal(clientNetwork('unknown'), 'unknown');
+});
+
+test('per-IP counters are keyed by a salted digest of the network, never the address', () => {
+  const digest = networkDigest('salt', '2001:db8:1:2::1');
+  assert.equal(digest, createHash('sha256').update('salt:2001:db8:1:2::/64').digest('hex'));
+  assert.equal(networkDigest('salt', '2001:db8:1:2::99'), digest, 'one /64 is one counter');
+  assert.notEqual(networkDigest('other', '2001:db8:1:2::1'), digest, 'another salt, another key');
+  assert.ok(!digest.includes('2001'));
 });
