@@ -122,3 +122,32 @@ export function micros(tokens: string): bigint {
   const value = BigInt(match[2] as string) * 1_000_000n + BigInt((match[3] ?? '').padEnd(6, '0'));
   return match[1] ? -value : value;
 }
+
+/** Signs in through the sign-in page and waits for the page `next` (a Terminal path such as "/keys"). */
+export async function signIn(
+  page: Page,
+  url: string,
+  email: string,
+  password: string,
+  next: string,
+): Promise<void> {
+  await page.goto(`${url}/terminal/sign-in?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(new RegExp(`/terminal${next}$`));
+}
+
+/** The header bar's balance, as the user reads it. */
+export async function headerBalance(page: Page): Promise<string> {
+  return (await page.getByTestId('header-balance').textContent())?.trim() ?? '';
+}
+
+/** Waits until the header bar's balance is no longer `old` (a read was charged), and returns it. */
+export async function balanceAfter(page: Page, old: string): Promise<string> {
+  await page.waitForFunction(
+    (o) => document.querySelector('[data-testid="header-balance"]')?.textContent?.trim() !== o,
+    old,
+  );
+  return headerBalance(page);
+}
