@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { startServer, type TestServer } from '../../test/helpers/server.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -150,4 +151,25 @@ export async function balanceAfter(page: Page, old: string): Promise<string> {
     old,
   );
   return headerBalance(page);
+}
+
+/** The Terminal built fresh, served by a real service listening on a port, and a browser on it. */
+export interface Terminal {
+  server: TestServer;
+  browser: BrowserSession;
+  page: Page;
+}
+
+/** Opens the Terminal for a suite of parts' tests: any uncaught page error fails the suite. */
+export async function openTerminal(options: Parameters<typeof startServer>[0] = {}): Promise<Terminal> {
+  buildTerminal();
+  const server = await startServer({ ...options, listen: true });
+  const browser = await launch();
+  browser.page.on('pageerror', (error) => assert.fail(`page error: ${error.message}`));
+  return { server, browser, page: browser.page };
+}
+
+export async function closeTerminal(terminal: Partial<Terminal>): Promise<void> {
+  await terminal.browser?.close();
+  await terminal.server?.close();
 }
