@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { startServer, type TestServer } from '../../test/helpers/server.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -121,4 +122,54 @@ export function micros(tokens: string): bigint {
   assert.ok(match, `not a token amount: ${tokens}`);
   const value = BigInt(match[2] as string) * 1_000_000n + BigInt((match[3] ?? '').padEnd(6, '0'));
   return match[1] ? -value : value;
+}
+
+/** Signs in through the sign-in page and waits for the page `next` (a Terminal path such as "/keys"). */
+export async function signIn(
+  page: Page,
+  url: string,
+  email: string,
+  password: string,
+  next: string,
+): Promise<void> {
+  await page.goto(`${url}/terminal/sign-in?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL(new RegExp(`/terminal${next}$`));
+}
+
+/** The header bar's balance, as the user reads it. */
+export async function headerBalance(page: Page): Promise<string> {
+  return (await page.getByTestId('header-balance').textContent())?.trim() ?? '';
+}
+
+/** Waits until the header bar's balance is no longer `old` (a read was charged), and returns it. */
+export async function balanceAfter(page: Page, old: string): Promise<string> {
+  await page.waitForFunction(
+    (o) => document.querySelector('[data-testid="header-balance"]')?.textContent?.trim() !== o,
+    old,
+  );
+  return headerBalance(page);
+}
+
+/** The Terminal built fresh, served by a real service listening on a port, and a browser on it. */
+export interface Terminal {
+  server: TestServer;
+  browser: BrowserSession;
+  page: Page;
+}
+
+/** Opens the Terminal for a suite of parts' tests: any uncaught page error fails the suite. */
+export async function openTerminal(options: Parameters<typeof startServer>[0] = {}): Promise<Terminal> {
+  buildTerminal();
+  const server = await startServer({ ...options, listen: true });
+  const browser = await launch();
+  browser.page.on('pageerror', (error) => assert.fail(`page error: ${error.message}`));
+  return { server, browser, page: browser.page };
+}
+
+export async function closeTerminal(terminal: Partial<Terminal>): Promise<void> {
+  await terminal.browser?.close();
+  await terminal.server?.close();
 }
