@@ -1,6 +1,7 @@
 /**
  * The layers of src/ (docs/architecture.md), checked by `npm run lint`:
- *   app.ts, main.ts, deps.ts        the composition: may import anything
+ *   app.ts, main.ts, deps.ts,       the composition: may import anything
+ *   composition/
  *   faces: http/ (REST), mcp/, cli/ never each other, never the store or the limiter
  *   edge/                           the HTTP server the web faces are mounted on
  *   views/                          what results look like to clients
@@ -12,7 +13,7 @@
  *   mail/                           of domain ports, composition only
  */
 const faces = ['^src/http/', '^src/mcp/', '^src/cli/'];
-const composition = '^src/(app|main|deps)[.]ts$';
+const composition = '^src/((app|main|deps)[.]ts$|composition/)';
 
 module.exports = {
   forbidden: [

@@ -7,6 +7,7 @@ import { loadCatalogFile } from './catalog/catalog-file.ts';
 import { CursorCodec } from './catalog/read-plan.ts';
 import type { DatasetDef } from './catalog/types.ts';
 import { PoliteHttp } from './collectors/http.ts';
+import { isPostgresUrl, openStores } from './composition/stores.ts';
 import type { Env, ServiceFile } from './config.ts';
 import { ConfigError, loadServiceFile } from './config.ts';
 import { Accounts } from './domain/accounts.ts';
@@ -20,7 +21,7 @@ import { Credentials } from './domain/credentials.ts';
 import { DataExports } from './domain/export.ts';
 import { Idempotency } from './domain/idempotency.ts';
 import { DataImports } from './domain/imports.ts';
-import { Charges } from './domain/metering.ts';
+import { Charges, type MeterDeps } from './domain/metering.ts';
 import { Operator } from './domain/operator.ts';
 import { PasswordResets } from './domain/password-resets.ts';
 import { isP0, listCostOf, makePricing } from './domain/pricing.ts';
@@ -39,10 +40,7 @@ import { OidcOAuthServer } from './oauth/provider.ts';
 import { StripePayments } from './payments/stripe.ts';
 import { ChatPlanner } from './planners/chat-planner.ts';
 import type { EdgeServices, ProcessLog } from './services.ts';
-import { withKeyCache } from './store/key-cache.ts';
 import type { Datasets, Store } from './store/port.ts';
-import type { StoreHealth } from './store/postgres/postgres-store.ts';
-import { SqliteStore } from './store/sqlite/sqlite-store.ts';
 
 /** Everything the process holds: the faces' services, the edge's, and the adapters behind them. */
 export interface Deps extends EdgeServices {
@@ -89,7 +87,7 @@ export function processLog(level: Env['LOG_LEVEL']): ProcessLog {
   return { info: write(levels.info), warn: write(levels.warn), error: write(levels.error) };
 }
 
-export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url);
+export { isPostgresUrl };
 
 /** REDIS_URL set: Redis, with the per-process fallback of the failure policy. Else in-process limits. */
 async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
@@ -135,36 +133,6 @@ async function buildLimiter(env: Env, metrics: Metrics, log: ProcessLog) {
   return { limiter: limiter as Limiter, status: () => limiter.check() };
 }
 
-/**
- * PostgreSQL outages in the log (one warning when it cannot be reached, one line when it answers again)
- * and in the metrics (a gauge while it cannot be reached, a counter of every statement refused with 503,
- * which also counts a database that answers but refuses: timeouts, a full pool, a read-only standby).
- */
-function storeHealth(metrics: Metrics, log: ProcessLog): StoreHealth {
-  const down = metrics.gauge(
-    'tmd_store_unreachable',
-    '1 while the PostgreSQL database cannot be reached (no statement answered since a connection failed)',
-  );
-  const refused = metrics.counter(
-    'tmd_store_unavailable_total',
-    'Statements refused with 503 because PostgreSQL could not serve them (unreachable, timed out, no free connection, read-only)',
-  );
-  down(0);
-  return {
-    refused: () => refused(),
-    unreachable(error) {
-      down(1);
-      log.warn('PostgreSQL unreachable: requests that need it get 503 service_unavailable', {
-        err: error.message,
-      });
-    },
-    reachable() {
-      down(0);
-      log.info('PostgreSQL reachable again');
-    },
-  };
-}
-
 /** JWT_SECRET from the environment, else one generated once and kept in the data folder. */
 function loadSecret(env: Env): Buffer {
   if (env.JWT_SECRET) return Buffer.from(env.JWT_SECRET, 'utf8');
@@ -195,45 +163,6 @@ function derive(secret: Buffer, purpose: string): Buffer {
   return createHmac('sha256', secret).update(purpose).digest();
 }
 
-/** Wraps the rows store so the datasets the operator serves from their own tables are read there. */
-async function openExternal(
-  inner: Datasets,
-  config: ServiceFile,
-  datasets: readonly DatasetDef[],
-  environ: NodeJS.ProcessEnv,
-  closeInner: boolean,
-): Promise<Datasets> {
-  const { ExternalDatasets } = await import('./store/postgres/external-rows.ts');
-  const seen = new Set<string>();
-  const declarations = config.external_datasets.map((d) => {
-    const where = `external dataset ${d.dataset}`;
-    const def = datasets.find((x) => x.key === d.dataset || x.aliases.includes(d.dataset));
-    if (!def) throw new ConfigError(`${where}: not a dataset of the catalog`);
-    if (seen.has(def.key)) throw new ConfigError(`${where}: declared twice`);
-    seen.add(def.key);
-    const url = environ[d.url_env];
-    if (!url || !isPostgresUrl(url))
-      throw new ConfigError(`${where}: ${d.url_env} must hold a postgres:// URL of a read-only role`);
-    return {
-      dataset: def.key,
-      url,
-      relation: d.relation,
-      idColumn: d.id_column,
-      columns: d.columns,
-      provenance: d.provenance,
-      assumeIndexed: d.assume_indexed,
-      fields: def.fields.map((f) => f.name),
-      timeField: def.time_field,
-      entityFields: def.entity_fields,
-    };
-  });
-  try {
-    return await ExternalDatasets.open(inner, declarations, closeInner);
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-}
-
 export async function buildDeps(options: DepsOptions): Promise<Deps> {
   const { env } = options;
   const now = options.now ?? Date.now;
@@ -247,63 +176,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
 
   const metrics = new Metrics();
   const log = options.log ?? processLog(env.LOG_LEVEL);
-
-  // Declared whichever the store, so a dashboard finds them (at 0 on SQLite).
-  const health = storeHealth(metrics, log);
-  // The rows may live in a database of their own, their page queries on a replica of it. A
-  // DATASETS_DATABASE_URL that names a hot standby (of DATABASE_URL's cluster) is such a replica: rows are
-  // loaded into DATABASE_URL and read from the standby.
-  let readUrl = env.DATASETS_READ_URL;
-  let separate = env.DATASETS_DATABASE_URL !== undefined && env.DATASETS_DATABASE_URL !== env.DATABASE_URL;
-  if (separate && isPostgresUrl(env.DATASETS_DATABASE_URL as string)) {
-    const { isStandby } = await import('./store/postgres/postgres-store.ts');
-    if (await isStandby(env.DATASETS_DATABASE_URL as string)) {
-      if (readUrl !== undefined)
-        throw new Error('DATASETS_DATABASE_URL names a hot standby: leave DATASETS_READ_URL unset');
-      readUrl = env.DATASETS_DATABASE_URL;
-      separate = false;
-    }
-  }
-  const rowsUrl = separate ? (env.DATASETS_DATABASE_URL as string) : env.DATABASE_URL;
-  if (readUrl !== undefined && !isPostgresUrl(rowsUrl))
-    throw new Error(
-      'DATASETS_READ_URL needs the datasets on PostgreSQL (DATASETS_DATABASE_URL or DATABASE_URL)',
-    );
-  const open = async (url: string, pagesUrl: string | undefined): Promise<Store> => {
-    if (!isPostgresUrl(url)) return new SqliteStore(url);
-    const { PostgresStore } = await import('./store/postgres/postgres-store.ts');
-    const postgres = new PostgresStore(url, {
-      max: env.DATABASE_POOL_MAX,
-      health,
-      ...(pagesUrl === undefined ? {} : { readUrl: pagesUrl }),
-    });
-    metrics.observePool(() => postgres.poolStats());
-    return postgres;
-  };
-  let store = options.store ?? (await open(env.DATABASE_URL, separate ? undefined : readUrl));
-  store = withKeyCache(store, env.KEY_CACHE_TTL_MS, now);
-  await store.migrate();
-  let rowStore: Datasets = options.datasetStore ?? (separate ? await open(rowsUrl, readUrl) : store);
-  if (rowStore !== store) await rowStore.migrate();
-  if (config.external_datasets.length > 0) {
-    try {
-      rowStore = await openExternal(
-        rowStore,
-        config,
-        datasets,
-        options.environ ?? process.env,
-        rowStore !== store,
-      );
-    } catch (error) {
-      await store.close();
-      if (rowStore !== store) await rowStore.close();
-      throw error;
-    }
-  }
-  // Each dataset's entity fields become its indexed key columns; a changed catalog re-keys its rows here.
-  const layouts = new Map(datasets.map((d) => [d.key, d.entity_fields] as const));
-  const { rekeyed } = await rowStore.syncLayouts(layouts);
-  if (rekeyed.length > 0) log.info('re-keyed datasets for their entity fields', { datasets: rekeyed });
+  const { store, rowStore } = await openStores(options, config, datasets, metrics, log, now);
   const built = options.limiter
     ? { limiter: options.limiter, status: async () => 'local' as const }
     : await buildLimiter(env, metrics, log);
@@ -316,6 +189,75 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
   );
 
   const secret = loadSecret(env);
+  const access = buildAccess({ options, config, store, limiter, secret, log, now });
+  const charges = new Charges();
+  const alerts =
+    env.ALERT_WEBHOOK_URL && env.ALERT_WEBHOOK_SECRET
+      ? new WebhookAlerts({
+          url: env.ALERT_WEBHOOK_URL,
+          secret: env.ALERT_WEBHOOK_SECRET,
+          onFailure: (error) => log.warn('a notice could not be delivered', { err: error }),
+        })
+      : null;
+  const meterDeps = { store, charges, observer: metrics.meterObserver, pricing, now, alerts };
+  const reads = new DataReads({
+    ...meterDeps,
+    catalog,
+    datasets: rowStore,
+    cursors: new CursorCodec(derive(secret, 'cursor')),
+  });
+  // A load swapped in on any node: this node's cached sources and spans of that dataset are dropped.
+  void rowStore.onLoaded((dataset) => reads.forget(dataset));
+  const services = buildServices({
+    env,
+    config,
+    catalog,
+    store,
+    rowStore,
+    reads,
+    meterDeps,
+    credentials: access.credentials,
+    metrics,
+    now,
+  });
+  return {
+    env,
+    config,
+    pricing,
+    catalog,
+    store,
+    datasets: rowStore,
+    limiter,
+    slots,
+    ...access,
+    reads,
+    ...services,
+    charges,
+    now,
+    metrics,
+    log,
+    health: {
+      store: async () => {
+        await store.ping();
+        if (rowStore !== store) await rowStore.ping();
+      },
+      limiter: built.status,
+    },
+  };
+}
+
+/** Who may call: sessions, sign-in for MCP clients (OAuth), credentials and password resets. */
+function buildAccess(deps: {
+  options: DepsOptions;
+  config: ServiceFile;
+  store: Store;
+  limiter: Limiter;
+  secret: Buffer;
+  log: ProcessLog;
+  now: () => number;
+}) {
+  const { options, config, store, limiter, secret, log, now } = deps;
+  const { env } = options;
   const sessions = new Sessions(store, derive(secret, 'session-jwt'), now);
   // MCP sign-in needs the public origin: the issuer and the resource are URLs clients check.
   const oauth = env.BASE_URL
@@ -354,26 +296,25 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
         err: (error as Error)?.message ?? String(error),
       }),
   });
-  const charges = new Charges();
-  const alerts =
-    env.ALERT_WEBHOOK_URL && env.ALERT_WEBHOOK_SECRET
-      ? new WebhookAlerts({
-          url: env.ALERT_WEBHOOK_URL,
-          secret: env.ALERT_WEBHOOK_SECRET,
-          onFailure: (error) => log.warn('a notice could not be delivered', { err: error }),
-        })
-      : null;
-  const meterDeps = { store, charges, observer: metrics.meterObserver, pricing, now, alerts };
-  const reads = new DataReads({
-    ...meterDeps,
-    catalog,
-    datasets: rowStore,
-    cursors: new CursorCodec(derive(secret, 'cursor')),
-  });
-  // A load swapped in on any node: this node's cached sources and spans of that dataset are dropped.
-  void rowStore.onLoaded((dataset) => reads.forget(dataset));
+  return { sessions, oauth, auth, connections, credentials, mailer, passwordResets };
+}
+
+/** The capabilities the faces are handed, over the stores and the metered reads. */
+function buildServices(deps: {
+  env: Env;
+  config: ServiceFile;
+  catalog: Catalog;
+  store: Store;
+  rowStore: Datasets;
+  reads: DataReads;
+  meterDeps: MeterDeps;
+  credentials: Credentials;
+  metrics: Metrics;
+  now: () => number;
+}) {
+  const { env, config, catalog, store, rowStore, reads, meterDeps, credentials, metrics, now } = deps;
   const recipes = new Recipes(reads, meterDeps);
-  const accounts = new Accounts({ store, pricing, now, config });
+  const accounts = new Accounts({ store, pricing: meterDeps.pricing, now, config });
   const exports = new DataExports({ config, reads, meter: meterDeps, datasets: rowStore });
   const imports = new DataImports({
     datasets: rowStore,
@@ -429,44 +370,7 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
       for (const dataset of run.datasets) reads.forget(dataset);
     },
   });
-  return {
-    env,
-    config,
-    pricing,
-    catalog,
-    store,
-    datasets: rowStore,
-    limiter,
-    slots,
-    sessions,
-    auth,
-    credentials,
-    passwordResets,
-    mailer,
-    reads,
-    recipes,
-    accounts,
-    exports,
-    imports,
-    analyses,
-    operator,
-    billing,
-    idempotency,
-    collections,
-    connections,
-    oauth,
-    charges,
-    now,
-    metrics,
-    log,
-    health: {
-      store: async () => {
-        await store.ping();
-        if (rowStore !== store) await rowStore.ping();
-      },
-      limiter: built.status,
-    },
-  };
+  return { recipes, accounts, exports, imports, analyses, operator, idempotency, billing, collections };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
