@@ -105,7 +105,7 @@ const baseEnv = {
 async function provision(n = 0): Promise<string> {
   const deps = await buildDeps({ env: parseEnv(baseEnv) });
   const { secret } = await fundedKey(deps, `bench${n}@example.com`);
-  await deps.reads.ensureRows(deps.reads.resolve(dataset));
+  await deps.dataReads.ensureRows(deps.reads.resolve(dataset));
   await closeDeps(deps);
   return secret;
 }

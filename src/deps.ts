@@ -26,7 +26,7 @@ import { Operator } from './domain/operator.ts';
 import { PasswordResets } from './domain/password-resets.ts';
 import { isP0, listCostOf, makePricing } from './domain/pricing.ts';
 import { publicTestEndsAt } from './domain/public-test.ts';
-import { DataReads } from './domain/reads.ts';
+import { DataReads, meteredReads } from './domain/reads.ts';
 import { Recipes } from './domain/recipes.ts';
 import { Sessions } from './domain/sessions.ts';
 import { HeldSlots } from './limits/held-slots.ts';
@@ -48,6 +48,8 @@ export interface Deps extends EdgeServices {
   store: Store;
   /** Where dataset rows are read and loaded: `store` itself unless DATASETS_DATABASE_URL names another. */
   datasets: Datasets;
+  /** The domain's reads, unmetered fetch included; the faces get only their metered part (`reads`). */
+  dataReads: DataReads;
   sessions: Sessions;
   /** The SMTP adapter of password-reset mail; null without SMTP_URL. */
   mailer: SmtpMailer | null;
@@ -230,7 +232,8 @@ export async function buildDeps(options: DepsOptions): Promise<Deps> {
     limiter,
     slots,
     ...access,
-    reads,
+    reads: meteredReads(reads),
+    dataReads: reads,
     ...services,
     charges,
     now,

@@ -19,7 +19,7 @@ import type { Charges } from './domain/metering.ts';
 import type { Operator } from './domain/operator.ts';
 import type { PasswordResets } from './domain/password-resets.ts';
 import type { Pricing } from './domain/pricing.ts';
-import type { DataReads } from './domain/reads.ts';
+import type { MeteredReads } from './domain/reads.ts';
 import type { Recipes } from './domain/recipes.ts';
 import type { HeldSlots } from './limits/held-slots.ts';
 import type { Limiter } from './limits/port.ts';
@@ -39,7 +39,8 @@ export interface Services {
   credentials: Credentials;
   /** Password reset by email: the link, and the new password it sets. */
   passwordResets: PasswordResets;
-  reads: DataReads;
+  /** Dataset reads, every one metered: the unmetered fetch is the domain's own (DataReads). */
+  reads: MeteredReads;
   recipes: Recipes;
   accounts: Accounts;
   exports: DataExports;

@@ -44,7 +44,7 @@ describe('three nodes sharing PostgreSQL and Redis', { skip }, () => {
       env: { KEY_CACHE_TTL_MS: '60000' },
     });
     for (const dataset of [COST_1, P0])
-      await cluster.deps.reads.ensureRows(cluster.deps.reads.resolve(dataset));
+      await cluster.deps.dataReads.ensureRows(cluster.deps.reads.resolve(dataset));
   });
   after(async () => {
     await cluster?.close();

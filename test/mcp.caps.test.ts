@@ -218,6 +218,8 @@ describe('early_bird through MCP', () => {
     assert.equal(result.isError, undefined, res.text);
     assert.deepEqual(result._meta['tmd.example/cost'], {
       token_cost: '2',
+      tokens_burned: '0',
+      cost_eur: '0',
       request_tokens: '0',
       request_cost_eur: '0',
       credits_remaining: '1',

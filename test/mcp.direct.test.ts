@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Server } from '@modelcontextprotocol/server';
-import { directToolCall } from '../src/mcp/route.ts';
+import { directToolCall } from '../src/mcp/direct.ts';
 import { type Era, envelope, eraCall, eras, rpc, walletSnapshot } from './helpers/mcp.ts';
 import {
   assertLedgerBalanced,
@@ -17,7 +17,8 @@ import {
 
 const read = { name: 'read_dataset', arguments: { dataset: 'equities/stock-prices' } };
 const tools = new Set(['read_dataset', 'get_account']);
-const toolCall = (name: string) => (tools.has(name) ? async () => ({ content: [] }) : null);
+const toolCall = (name: string) =>
+  tools.has(name) ? async () => ({ result: { content: [] }, cost: null, raw: null }) : null;
 const message = (params: unknown, extra: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',
   id: 7,

@@ -161,6 +161,8 @@ for (const era of eras) {
         assert.equal(read.structuredContent.meta.cost.token_cost, '5');
         assert.deepEqual(read._meta['tmd.example/cost'], {
           token_cost: '5',
+          tokens_burned: '5',
+          cost_eur: '0.5',
           request_tokens: '5',
           request_cost_eur: '0.5',
           credits_remaining: '995',
@@ -202,7 +204,7 @@ for (const era of eras) {
           arguments: { recipe: 'dow30-sandbox-smoke' },
         })) as Loose;
         assert.equal(recipe.structuredContent.meta.count, 30);
-        assert.equal(recipe._meta['tmd.example/cost'].request_tokens, '2');
+        assert.equal(recipe._meta['tmd.example/cost'].tokens_burned, '2');
         assert.equal(
           recipe.content[1].text,
           'Cost: 2 tokens (list 2); burned 2 tokens = 0.2 EUR; 988 tokens left.',

@@ -77,6 +77,8 @@ describe('parity with REST', () => {
     assert.equal(rest.headers.get('x-token-cost'), '4.9');
     assert.deepEqual(result._meta['tmd.example/cost'], {
       token_cost: '4.9',
+      tokens_burned: '4.9',
+      cost_eur: '0.49',
       request_tokens: '4.9',
       request_cost_eur: '0.49',
       credits_remaining: '395.1',
@@ -146,6 +148,8 @@ describe('entitlement', () => {
     assert.equal(result.isError, undefined);
     assert.deepEqual(result._meta['tmd.example/cost'], {
       token_cost: '5',
+      tokens_burned: '0',
+      cost_eur: '0',
       request_tokens: '0',
       request_cost_eur: '0',
       credits_remaining: '10000',

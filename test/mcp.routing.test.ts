@@ -10,15 +10,15 @@ import {
   Server,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import { serveComposed } from '../src/mcp/composed.ts';
 import {
   claimsModernEra,
   isComposableModernRequest,
   isPlainLegacyRequest,
   type StandardHeaders,
-  serveComposed,
-  spliceRaw,
-} from '../src/mcp/route.ts';
+} from '../src/mcp/eras.ts';
 import { MODERN_REVISION } from '../src/mcp/server.ts';
+import { spliceRaw } from '../src/views/raw-parts.ts';
 import { envelope, MCP_PATH, rpc, toolCall, walletSnapshot } from './helpers/mcp.ts';
 import { bearer, startServer, walletAccount } from './helpers/server.ts';
 

@@ -34,7 +34,7 @@ describe('PostgreSQL unreachable: fail closed, recover without a restart', { ski
         for (const tier of c.pricing.loyalty_tiers) tier.rate_limit = 100_000;
       },
     });
-    await cluster.deps.reads.ensureRows(cluster.deps.reads.resolve('equities/stock-prices'));
+    await cluster.deps.dataReads.ensureRows(cluster.deps.reads.resolve('equities/stock-prices'));
     ({ key, walletId } = await cluster.walletKey(1000));
   });
   after(async () => {

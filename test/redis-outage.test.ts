@@ -29,7 +29,7 @@ describe('Redis unreachable: per-process limits at a fraction, recover without a
       nodes: 1,
       env: { LIMITS_FALLBACK_FRACTION: '1/3' },
     });
-    await cluster.deps.reads.ensureRows(cluster.deps.reads.resolve('system/api-usage'));
+    await cluster.deps.dataReads.ensureRows(cluster.deps.reads.resolve('system/api-usage'));
   });
   after(async () => {
     await cluster?.close();

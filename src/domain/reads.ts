@@ -1,6 +1,13 @@
 /** Dataset reads: resolve, plan, fetch and meter. REST, recipes and MCP all read through here. */
 import type { Catalog, CatalogEntry } from '../catalog/catalog.ts';
-import { type CursorCodec, planRead, type ReadParams } from '../catalog/read-plan.ts';
+import {
+  type CursorCodec,
+  DEFAULT_LIMIT,
+  type FilterValue,
+  planRead,
+  quoteValue,
+  type ReadParams,
+} from '../catalog/read-plan.ts';
 import { generateSampleRows } from '../catalog/sample-data.ts';
 import type { Row } from '../catalog/types.ts';
 import type { Tier } from '../config.ts';
@@ -8,8 +15,9 @@ import { AppError } from '../errors.ts';
 import { importIdsOf } from '../store/import-port.ts';
 import type { DatasetSpan, Datasets, ImportRun, RowSource, StoredPage, StoredRow } from '../store/port.ts';
 import type { Caller } from './caller.ts';
-import { type Estimate, estimate, type MeterDeps, type Metered, meter } from './metering.ts';
+import { type CostFigures, type Estimate, estimate, type MeterDeps, meter } from './metering.ts';
 import { type PriceLine, priceList } from './price-list.ts';
+import { costEur } from './pricing.ts';
 import { pageOfRecords, recordDatasets, recordRows } from './system-datasets.ts';
 
 interface ReadBase {
@@ -50,6 +58,60 @@ export interface DatasetStatus {
 /** A page one row at a time (`rows`), or full rows as one text page as stored (`page`, see ReadOptions). */
 export type ReadResult = ReadBase &
   ({ rows: StoredRow[]; page?: undefined } | { page: StoredPage; rows?: undefined });
+
+/** A read's cost: the metered figures, the dataset's list cost, and the burn in euros. */
+export interface ReadCost extends CostFigures {
+  listCost: number;
+  /** What was burned, in euros ("0.5"). */
+  costEur: string;
+}
+
+/** One metered read: the page with its metadata (`value`) and its cost. Encoders in views/ render it. */
+export interface MeteredRead {
+  value: ReadResult;
+  cost: ReadCost;
+}
+
+/** A filter as a face receives it: a value, a comma-separated list, or a list of either. */
+export type FilterArg = FilterValue | FilterValue[];
+
+/** A read's arguments as a face received them (aliases already resolved); absent ones take defaults. */
+export interface ReadArgs {
+  filters?: Record<string, FilterArg | undefined>;
+  from?: string | undefined;
+  to?: string | undefined;
+  /** Comma-separated field names. */
+  fields?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+  sort?: 'asc' | 'desc' | undefined;
+}
+
+/**
+ * The read request of a face's arguments, with the defaults (limit DEFAULT_LIMIT, newest first). In a
+ * list, `items` says what each string is: a comma-separated list of values (REST's repeated query
+ * parameters), or one value, commas included (an MCP array).
+ */
+export function readRequestFrom(args: ReadArgs, items: 'lists' | 'values' = 'lists'): ReadParams {
+  const filters: ReadParams['filters'] = {};
+  for (const [name, value] of Object.entries(args.filters ?? {})) {
+    if (value === undefined) continue;
+    filters[name] = !Array.isArray(value)
+      ? [value]
+      : items === 'values'
+        ? value.map((v) => (typeof v === 'string' ? quoteValue(v) : v))
+        : value;
+  }
+  return {
+    filters,
+    from: args.from,
+    to: args.to,
+    fields: args.fields?.split(','),
+    limit: args.limit ?? DEFAULT_LIMIT,
+    cursor: args.cursor,
+    sort: args.sort ?? 'desc',
+  };
+}
 
 export interface ReadOptions {
   /**
@@ -368,14 +430,47 @@ export class DataReads {
     key: string,
     params: ReadParams,
     options: ReadOptions = {},
-  ): Promise<Metered<ReadResult>> {
+  ): Promise<MeteredRead> {
     const entry = this.resolve(key);
     const item = { label: entry.key, listCost: entry.listCost, p0: entry.p0 };
-    return meter(this.#deps, caller, requestId, entry.key, [item], async () => {
+    const { value, cost } = await meter(this.#deps, caller, requestId, entry.key, [item], async () => {
       const value = await this.fetch(entry, params, { ...options, caller });
       return { value, rows: value.count };
     });
+    const costEuros = costEur(this.#deps.pricing, cost.burnedMicros);
+    return { value, cost: { ...cost, listCost: entry.listCost, costEur: costEuros } };
   }
+}
+
+/**
+ * What the faces are handed (Services.reads): every read of rows metered. The unmetered fetch stays on
+ * DataReads, which the domain's own services (exports, recipes, analyses) are given.
+ */
+export interface MeteredReads {
+  resolve(key: string): CatalogEntry;
+  status(entry: CatalogEntry): Promise<DatasetStatus>;
+  sourceOf(entry: CatalogEntry): Promise<RowSource>;
+  priceList(caller: Caller): Promise<{ tier: Tier; lines: PriceLine[] }>;
+  estimate(caller: Caller, key: string): Promise<Estimate>;
+  read(
+    caller: Caller,
+    requestId: string,
+    key: string,
+    params: ReadParams,
+    options?: ReadOptions,
+  ): Promise<MeteredRead>;
+}
+
+/** The metered face of a DataReads: its methods bound, `fetch` and `fetchRows` left out. */
+export function meteredReads(reads: DataReads): MeteredReads {
+  return {
+    resolve: (key) => reads.resolve(key),
+    status: (entry) => reads.status(entry),
+    sourceOf: (entry) => reads.sourceOf(entry),
+    priceList: (caller) => reads.priceList(caller),
+    estimate: (caller, key) => reads.estimate(caller, key),
+    read: (caller, requestId, key, params, options) => reads.read(caller, requestId, key, params, options),
+  };
 }
 
 export function parseRow(row: StoredRow): Row {

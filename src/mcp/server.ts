@@ -1,11 +1,10 @@
 /**
  * The MCP server of one HTTP request. Stateless: every POST gets a fresh low-level `Server` bound to the
- * call the edge authenticated, so any node behind a load balancer can answer any request. The low-level
- * Server (not McpServer) lets a refused call carry the REST problem in `_meta`, bad arguments
- * included, and keeps zod parsing of each result off the hot path.
+ * context of the call the edge authenticated, so any node behind a load balancer can answer any
+ * request. The low-level Server (not McpServer) lets a refused call carry the REST problem in `_meta`,
+ * bad arguments included, and keeps zod parsing of each result off the hot path.
  */
 import {
-  type CallToolResult,
   type Implementation,
   ProtocolError,
   ProtocolErrorCode,
@@ -14,7 +13,15 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
-import { COST_META_KEY, type McpCall, type McpTool, PROBLEM_META_KEY, refusalResult } from './tool-kit.ts';
+import {
+  COST_META_KEY,
+  freeAnswer,
+  type McpAnswer,
+  type McpTool,
+  PROBLEM_META_KEY,
+  refusalResult,
+  type ToolContext,
+} from './tool-kit.ts';
 import { createTools } from './tools.ts';
 
 /**
@@ -25,14 +32,18 @@ import { createTools } from './tools.ts';
 export const MODERN_REVISION = '2026-07-28';
 
 /** One tools/call of a tool, as the SDK's servers run it. */
-export type ToolRun = (args: unknown, call: McpCall) => Promise<CallToolResult>;
+export type ToolRun = (args: unknown, context: ToolContext) => Promise<McpAnswer>;
+
+/** Where a server built for one request hands its tool's answer (its cost and raw parts) to the route. */
+export type AnswerSink = (answer: McpAnswer) => void;
 
 export interface McpFace {
   /**
-   * A server for one request, bound to its call; `modern` for one the route serves over the SDK's
-   * per-request transport itself (createMcpHandler adds the revision to the servers it builds).
+   * A server for one request, bound to its context; a tools/call's answer goes to `sink` (the SDK's
+   * message carries only the result). `modern` for one the route serves over the SDK's per-request
+   * transport itself (createMcpHandler adds the revision to the servers it builds).
    */
-  serverFor(call: McpCall, era?: 'modern'): Server;
+  serverFor(context: ToolContext, sink: AnswerSink, era?: 'modern'): Server;
   /**
    * A tools/call of the tool named, run as the SDK's servers run it (the same handler), for the route's
    * direct path (route.ts); null when no tool has that name.
@@ -65,29 +76,30 @@ export function createMcpFace(deps: Services): McpFace {
   };
 
   /** A call refused at the edge (a limit, arguments that are not an object): no tool runs. */
-  function refused(refusal: AppError, call: McpCall): CallToolResult {
+  function refused(refusal: AppError, context: ToolContext): McpAnswer {
     deps.metrics.refused(refusal.code);
-    return refusalResult(refusal, call.requestId);
+    return freeAnswer(refusalResult(refusal, context.requestId));
   }
 
   /** One tools/call of a known tool. */
-  async function run(tool: McpTool, args: unknown, call: McpCall): Promise<CallToolResult> {
-    if (call.refusal) return refused(call.refusal, call);
-    const result = await tool.call(args, call);
+  async function run(tool: McpTool, args: unknown, context: ToolContext): Promise<McpAnswer> {
+    if (context.refusal) return refused(context.refusal, context);
+    const answer = await tool.call(args, context);
     // A refused call is an HTTP 200: counted here, as the edge counts REST's problem answers.
+    const { result } = answer;
     const code = (result._meta?.[PROBLEM_META_KEY] as { code?: unknown } | undefined)?.code;
     if (result.isError && typeof code === 'string') deps.metrics.refused(code);
-    return result;
+    return answer;
   }
   const toolCalls = new Map<string, ToolRun>(
-    tools.map((t) => [t.definition.name, (args, call) => run(t, args, call)]),
+    tools.map((t) => [t.definition.name, (args, context) => run(t, args, context)]),
   );
 
   return {
     toolNames,
     serverInfo,
     toolCall: (name) => toolCalls.get(name) ?? null,
-    serverFor(call, era) {
+    serverFor(context, sink, era) {
       const server = new Server(serverInfo, {
         capabilities: { tools: { listChanged: false } },
         instructions,
@@ -96,17 +108,18 @@ export function createMcpFace(deps: Services): McpFace {
       server.setRequestHandler('tools/list', () => ({ tools: listing }));
       server.setRequestHandler('tools/call', async (request) => {
         // An edge refusal is answered whatever tool the call names.
-        if (call.refusal) return refused(call.refusal, call);
+        if (context.refusal) return refused(context.refusal, context).result;
         const tool = byName.get(request.params.name);
         if (!tool) {
           throw new ProtocolError(
             ProtocolErrorCode.InvalidParams,
             `Unknown tool "${request.params.name}". Tools: ${toolNames.join(', ')}.`,
-            { code: 'invalid_request', request_id: call.requestId },
+            { code: 'invalid_request', request_id: context.requestId },
           );
         }
-        const result = await run(tool, request.params.arguments, call);
-        return server.projectCallToolResult(result, tool.definition.outputSchema);
+        const answer = await run(tool, request.params.arguments, context);
+        sink(answer);
+        return server.projectCallToolResult(answer.result, tool.definition.outputSchema);
       });
       return server;
     },

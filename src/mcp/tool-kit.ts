@@ -1,39 +1,31 @@
 /**
- * What every MCP tool is made of: the call the edge authenticated, a tool's definition and its one way to
- * answer a refusal, the raw-JSON placeholders of a metered answer, and its cost note.
+ * What every MCP tool is made of: the context of the call the edge authenticated, a tool's definition
+ * and its one way to answer a refusal. A tool returns its answer `{result, cost, raw}` (views/
+ * read-encoders.ts); nothing is written into the context.
  */
-import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Caller } from '../domain/caller.ts';
 import type { Idempotency } from '../domain/idempotency.ts';
 import { recipes } from '../domain/recipes.ts';
 import { AppError, toProblem } from '../errors.ts';
-import { type CostView, costHeaders } from '../views/cost.ts';
+import { COST_META_KEY, type CostView, costHeaders } from '../views/cost.ts';
+import { spliceRaw } from '../views/raw-parts.ts';
+import type { ToolAnswer } from '../views/read-encoders.ts';
 
-/** The `_meta` key of a metered tool result: the four figures of the cost headers, and more. */
-export const COST_META_KEY = 'tmd.example/cost';
+export type { ToolAnswer };
+export { COST_META_KEY, spliceRaw };
+
 /** The `_meta` key of a refused tool result: the REST problem, fields and request id included. */
 export const PROBLEM_META_KEY = 'tmd.example/problem';
 
-/** One tools/call as the edge authenticated it. */
-export interface McpCall {
+/** One tools/call as the edge authenticated it: read by the tools, never written. */
+export interface ToolContext {
   caller: Caller;
   /** The HTTP request id: usage events and problem bodies name it, as on REST. */
   requestId: string;
-  /** Set by a metered tool once its read is served: the figures for the HTTP cost headers. */
-  cost: CostView | null;
-  /**
-   * Parts of the result that are JSON text already, to be spliced into the serialized response where the
-   * result holds each `placeholder` string (see `rawJson`): the stored rows go out as stored, as on REST,
-   * and the long CSV text is encoded once, not again inside the SDK's encoding of the whole message.
-   * The route takes them as it encodes the answer, and sets this back to null.
-   */
-  raw: { placeholder: string; json: string }[] | null;
   /** A tools/call sent with `_meta.idempotency_key`: a metered tool answers its retries (defineTool). */
   idempotent?: { key: string; service: Idempotency };
-  /** The cost headers of a replayed answer, which ran no tool now. */
-  replayed?: Record<string, string>;
   /**
    * Set when the call is refused before any tool runs (a limit at the edge, arguments that are not an
    * object): every tools/call then answers it as a refused tool result, whatever tool it names.
@@ -42,6 +34,15 @@ export interface McpCall {
   /** Faults that are ours (not the caller's) are logged with the request id, never shown. */
   logError: (error: unknown) => void;
 }
+
+/** A tool's answer as the route sends it: a replay carries the first answer's cost headers instead. */
+export interface McpAnswer extends ToolAnswer {
+  /** The headers of a replayed answer (its cost headers and Idempotent-Replayed), which ran no tool now. */
+  replayed?: Record<string, string>;
+}
+
+/** The answer of a call that costs nothing and has no raw parts. */
+export const freeAnswer = (result: CallToolResult): McpAnswer => ({ result, cost: null, raw: null });
 
 export interface ToolDefinition {
   name: string;
@@ -61,7 +62,7 @@ export interface ToolDefinition {
 export interface McpTool {
   definition: ToolDefinition;
   /** Validates the arguments and runs the tool; refusals are tool results with isError, never throws. */
-  call(args: unknown, call: McpCall): Promise<CallToolResult>;
+  call(args: unknown, context: ToolContext): Promise<McpAnswer>;
 }
 
 interface ToolSpec<I extends z.ZodType, O extends z.ZodType> {
@@ -70,10 +71,13 @@ interface ToolSpec<I extends z.ZodType, O extends z.ZodType> {
   description: string;
   input: I;
   output: O;
-  /** Burns tokens when it succeeds (not idempotent: each call is another read). */
+  /** Burns tokens when it succeeds (not idempotent: each call is another read); returns its cost. */
   metered: boolean;
-  run(args: z.output<I>, call: McpCall): Promise<CallToolResult>;
+  run(args: z.output<I>, context: ToolContext): Promise<CallToolResult | ToolAnswer>;
 }
+
+const isAnswer = (value: CallToolResult | ToolAnswer): value is ToolAnswer =>
+  'result' in value && 'raw' in value;
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): { type: 'object'; [key: string]: unknown } {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
@@ -153,120 +157,79 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolS
       openWorldHint: false,
     },
   };
+  const run = async (args: z.output<I>, context: ToolContext): Promise<McpAnswer> => {
+    const answer = await spec.run(args, context);
+    return isAnswer(answer) ? answer : freeAnswer(answer);
+  };
   return {
     definition,
-    async call(args, call) {
+    async call(args, context) {
       try {
         const parsed = spec.input.safeParse(args ?? {});
         if (!parsed.success) throw invalidArguments(spec.name, parsed.error, args);
-        const idempotent = call.idempotent;
-        if (!spec.metered || !idempotent) return await spec.run(parsed.data, call);
-        // Kept as the client received it (the stored parts spliced in), replayed as it is.
-        const { response, replayed } = await idempotent.service.run(
-          call.caller,
-          idempotent.key,
-          `mcp ${spec.name} ${JSON.stringify(parsed.data)}`,
-          async () => {
-            const result = await spec.run(parsed.data, call);
-            const raw = call.raw;
-            call.raw = null;
-            const serialized = JSON.stringify(result);
-            return {
-              status: 200,
-              contentType: 'application/json',
-              headers: call.cost ? costHeaders(call.cost) : {},
-              body: raw ? spliceRaw(serialized, raw).toString('utf8') : serialized,
-            };
-          },
+        const idempotent = context.idempotent;
+        if (!spec.metered || !idempotent) return await run(parsed.data, context);
+        return await replayable(spec.name, parsed.data, context, idempotent, () => run(parsed.data, context));
+      } catch (caught) {
+        const error = caught instanceof ChargedFault ? caught.cause : caught;
+        if (error instanceof AppError && !(caught instanceof ChargedFault))
+          return freeAnswer(refusalResult(error, context.requestId));
+        context.logError(error);
+        const internal = new AppError(
+          'internal_error',
+          'Something went wrong on our side; the request id helps us find it.',
         );
-        if (replayed) call.replayed = { ...response.headers, 'idempotent-replayed': 'true' };
-        return JSON.parse(response.body) as CallToolResult;
-      } catch (error) {
-        if (error instanceof AppError) return refusalResult(error, call.requestId);
-        call.logError(error);
-        return refusalResult(
-          new AppError(
-            'internal_error',
-            'Something went wrong on our side; the request id helps us find it.',
-          ),
-          call.requestId,
-          call.cost !== null,
-        );
+        const cost = caught instanceof ChargedFault ? caught.cost : null;
+        return { ...freeAnswer(refusalResult(internal, context.requestId, cost !== null)), cost };
       }
     },
   };
 }
 
-export const text = (value: string) => ({ type: 'text' as const, text: value });
-
-/**
- * Puts back the parts the tools left as placeholders (`McpCall.raw`): each stands in the serialized
- * message as a JSON string and is replaced by its JSON text. Stored rows go out as stored, like REST, and
- * the long page text is encoded once; the message around them is the SDK's. The answer is written
- * straight into one buffer of its exact UTF-8 size, in the order the placeholders appear.
- */
-export function spliceRaw(serialized: string, raw: readonly { placeholder: string; json: string }[]): Buffer {
-  const found = raw
-    .map((part) => ({
-      json: part.json,
-      at: serialized.indexOf(`"${part.placeholder}"`),
-      length: part.placeholder.length + 2,
-    }))
-    .filter((part) => part.at >= 0)
-    .sort((a, b) => a.at - b.at);
-  const pieces: string[] = [];
-  let from = 0;
-  for (const part of found) {
-    pieces.push(serialized.slice(from, part.at), part.json);
-    from = part.at + part.length;
+/** A fault of ours after the call was served and paid for: its cost still goes on the headers. */
+export class ChargedFault extends Error {
+  readonly cost: CostView;
+  constructor(cause: unknown, cost: CostView) {
+    super('a paid call failed', { cause });
+    this.cost = cost;
   }
-  pieces.push(serialized.slice(from));
-  const out = Buffer.allocUnsafe(pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0));
-  let offset = 0;
-  for (const piece of pieces) offset += out.write(piece, offset);
-  return out;
 }
 
 /**
- * A placeholder string for `json` (JSON text) in a tool result: the route puts `json` where the encoded
- * placeholder stands in the serialized response. Placeholders are random per call, so no text of ours
- * or of a dataset can be taken for one.
+ * A metered call sent with an idempotency key: the first answer is kept as the client received it (the
+ * raw parts spliced in) and a retry is answered from it, with the first answer's cost headers.
  */
-export function rawJson(call: McpCall, json: string): string {
-  const placeholder = `tmd-raw-${randomUUID()}`;
-  if (call.raw) call.raw.push({ placeholder, json });
-  else call.raw = [{ placeholder, json }];
-  return placeholder;
+async function replayable(
+  tool: string,
+  args: unknown,
+  context: ToolContext,
+  idempotent: NonNullable<ToolContext['idempotent']>,
+  run: () => Promise<McpAnswer>,
+): Promise<McpAnswer> {
+  let first: McpAnswer | null = null;
+  const { response, replayed } = await idempotent.service.run(
+    context.caller,
+    idempotent.key,
+    `mcp ${tool} ${JSON.stringify(args)}`,
+    async () => {
+      first = await run();
+      const serialized = JSON.stringify(first.result);
+      return {
+        status: 200,
+        contentType: 'application/json',
+        headers: first.cost ? costHeaders(first.cost) : {},
+        body: first.raw ? spliceRaw(serialized, first.raw).toString('utf8') : serialized,
+      };
+    },
+  );
+  const result = JSON.parse(response.body) as CallToolResult;
+  if (replayed)
+    return { ...freeAnswer(result), replayed: { ...response.headers, 'idempotent-replayed': 'true' } };
+  // The first answer, already spliced: its cost goes on the headers, nothing is left to put back.
+  return { result, cost: (first as McpAnswer | null)?.cost ?? null, raw: null };
 }
 
-/** A served call's cost as the model reads it: the four figures of the cost headers, and more. */
-export function costFigures(cost: CostView, listCost: number) {
-  return {
-    token_cost: cost.token_cost,
-    request_tokens: cost.request_tokens,
-    request_cost_eur: cost.request_cost_eur,
-    credits_remaining: cost.credits_remaining,
-    list_cost: String(listCost),
-    outcome: cost.outcome,
-  };
-}
-
-export type ToolCost = ReturnType<typeof costFigures>;
-
-/** The one-line cost note a model reads: the same four figures as the headers and `_meta`. */
-export function costNote(figures: ToolCost): string {
-  const why =
-    figures.outcome === 'notional'
-      ? ', notional: a public-test key burns nothing on P0 reads'
-      : figures.outcome === 'grandfathered'
-        ? ', grandfathered: served at zero burn (early_bird)'
-        : '';
-  return `Cost: ${figures.token_cost} tokens (list ${figures.list_cost}${why}); burned ${figures.request_tokens} tokens = ${figures.request_cost_eur} EUR; ${figures.credits_remaining} tokens left.`;
-}
-
-export function meteredMeta(figures: ToolCost) {
-  return { [COST_META_KEY]: figures };
-}
+export const text = (value: string) => ({ type: 'text' as const, text: value });
 
 export const datasetKey = z
   .string()

@@ -1,7 +1,7 @@
 /**
  * The MCP tools: thin adapters from tool arguments onto the same domain calls and zod schemas as REST,
  * one per file in tools/. The two metered tools read through DataReads and Recipes (the one metered
- * path, channel `mcp`) and leave their cost figures on the call, so the HTTP response carries the cost
+ * path, channel `mcp`) and return their cost with their result, so the HTTP response carries the cost
  * headers too.
  */
 import type { Services } from '../services.ts';
@@ -18,7 +18,7 @@ export function createTools(deps: Services): McpTool[] {
   return [
     searchDatasetsTool(catalog, reads),
     describeDatasetTool(reads, pricing),
-    readDatasetTool(reads, catalog, pricing, deps.config.pricing.eur_per_token),
+    readDatasetTool(reads, catalog, deps.config.pricing.eur_per_token),
     runRecipeTool(recipes, pricing),
     getAccountTool(accounts),
     estimateCostTool(reads, recipes, pricing),

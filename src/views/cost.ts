@@ -6,28 +6,40 @@ import { z } from 'zod';
 import type { CostFigures, Estimate } from '../domain/metering.ts';
 import { formatMicros } from '../domain/money.ts';
 import { costEur, type Pricing } from '../domain/pricing.ts';
+import type { ReadCost } from '../domain/reads.ts';
 import { tokens } from './common.ts';
 
+/** A served request's cost, one name per figure wherever it is shown (REST, MCP, CLI, Terminal). */
 export interface CostView {
   /** X-Token-Cost: after discount and surcharge; notional for zero-burn reads. */
   token_cost: string;
   /** X-Request-Tokens: what was burned. */
-  request_tokens: string;
+  tokens_burned: string;
   /** X-Request-Cost-EUR: the burn in euros. */
-  request_cost_eur: string;
+  cost_eur: string;
   /** X-Credits-Remaining: the wallet balance after the request. */
   credits_remaining: string;
   outcome: CostFigures['outcome'];
 }
 
-export function costView(pricing: Pricing, cost: CostFigures): CostView {
+/** The figures of a cost whose burn is already in euros (`eur`). */
+function costFiguresView(cost: CostFigures, eur: string): CostView {
   return {
     token_cost: formatMicros(cost.costMicros),
-    request_tokens: formatMicros(cost.burnedMicros),
-    request_cost_eur: costEur(pricing, cost.burnedMicros),
+    tokens_burned: formatMicros(cost.burnedMicros),
+    cost_eur: eur,
     credits_remaining: formatMicros(cost.balanceMicros),
     outcome: cost.outcome,
   };
+}
+
+export function costView(pricing: Pricing, cost: CostFigures): CostView {
+  return costFiguresView(cost, costEur(pricing, cost.burnedMicros));
+}
+
+/** A metered read's cost: its burn comes in euros from the domain, no pricing needed here. */
+export function readCostView(cost: ReadCost): CostView {
+  return costFiguresView(cost, cost.costEur);
 }
 
 export const quoteOut = z.object({
@@ -110,8 +122,47 @@ export function presentEstimate(pricing: Pricing, e: Estimate): z.infer<typeof e
 export function costHeaders(cost: CostView): Record<string, string> {
   return {
     'x-token-cost': cost.token_cost,
-    'x-request-tokens': cost.request_tokens,
-    'x-request-cost-eur': cost.request_cost_eur,
+    'x-request-tokens': cost.tokens_burned,
+    'x-request-cost-eur': cost.cost_eur,
     'x-credits-remaining': cost.credits_remaining,
   };
+}
+
+/** The `_meta` key of a metered MCP tool result: the four figures of the cost headers, and more. */
+export const COST_META_KEY = 'tmd.example/cost';
+
+/**
+ * A served call's cost as a model reads it in `_meta`: the figures of the cost headers, named as
+ * everywhere, and the list cost. `request_tokens` and `request_cost_eur` are the old names of
+ * `tokens_burned` and `cost_eur`, kept because docs/mcp.md documented them.
+ */
+export function toolCostFigures(cost: CostView, listCost: number) {
+  return {
+    token_cost: cost.token_cost,
+    tokens_burned: cost.tokens_burned,
+    cost_eur: cost.cost_eur,
+    credits_remaining: cost.credits_remaining,
+    list_cost: String(listCost),
+    outcome: cost.outcome,
+    request_tokens: cost.tokens_burned,
+    request_cost_eur: cost.cost_eur,
+  };
+}
+
+export type ToolCost = ReturnType<typeof toolCostFigures>;
+
+/** The one-line cost note a model reads: the same figures as the headers and `_meta`. */
+export function costNote(figures: ToolCost): string {
+  const why =
+    figures.outcome === 'notional'
+      ? ', notional: a public-test key burns nothing on P0 reads'
+      : figures.outcome === 'grandfathered'
+        ? ', grandfathered: served at zero burn (early_bird)'
+        : '';
+  return `Cost: ${figures.token_cost} tokens (list ${figures.list_cost}${why}); burned ${figures.tokens_burned} tokens = ${figures.cost_eur} EUR; ${figures.credits_remaining} tokens left.`;
+}
+
+/** The `_meta` of a metered tool result. */
+export function meteredMeta(figures: ToolCost) {
+  return { [COST_META_KEY]: figures };
 }

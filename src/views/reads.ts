@@ -1,8 +1,7 @@
 /** A dataset read as clients see it: the JSON envelope `{data, meta}` shared by REST and MCP. */
 import { z } from 'zod';
 import { SCAN_CAP } from '../catalog/read-plan.ts';
-import type { Metered } from '../domain/metering.ts';
-import type { ReadResult } from '../domain/reads.ts';
+import type { MeteredRead } from '../domain/reads.ts';
 import type { ImportRun } from '../store/port.ts';
 import { tokens } from './common.ts';
 import type { CostView } from './cost.ts';
@@ -65,7 +64,7 @@ export const readEnvelope = z.object({
     source: readSource,
     as_of: z.string().nullable().describe("The dataset's newest observation (its latest time field)."),
     cost: z.object({
-      list_tokens: tokens,
+      list_cost: tokens.describe("The dataset's list cost per read, before discount."),
       token_cost: tokens,
       tokens_burned: tokens,
       credits_remaining: tokens,
@@ -76,8 +75,8 @@ export const readEnvelope = z.object({
 
 export type ReadMeta = z.infer<typeof readEnvelope>['meta'];
 
-/** The `meta` of a read, with its cost as the transport already rendered it (`costView`). */
-export function readMeta(result: Metered<ReadResult>, cost: CostView): ReadMeta {
+/** The `meta` of a read, with its cost figures as rendered once (`readCostView`). */
+export function readMeta(result: MeteredRead, cost: CostView): ReadMeta {
   const { value } = result;
   return {
     dataset: value.entry.key,
@@ -96,9 +95,9 @@ export function readMeta(result: Metered<ReadResult>, cost: CostView): ReadMeta 
     },
     as_of: value.asOf,
     cost: {
-      list_tokens: String(value.entry.listCost),
+      list_cost: String(value.entry.listCost),
       token_cost: cost.token_cost,
-      tokens_burned: cost.request_tokens,
+      tokens_burned: cost.tokens_burned,
       credits_remaining: cost.credits_remaining,
       outcome: cost.outcome as ReadMeta['cost']['outcome'],
     },

@@ -71,8 +71,8 @@ export function parseJsonInput(field: string, text: string): unknown {
 /** The four cost headers of a metered answer (DECISIONS "Cost headers"). */
 export interface CostHeaders {
   tokenCost: string;
-  requestTokens: string;
-  requestCostEur: string;
+  tokensBurned: string;
+  costEur: string;
   creditsRemaining: string;
 }
 
@@ -96,8 +96,8 @@ function costOf(headers: Headers): CostHeaders | null {
   if (tokenCost === null) return null;
   return {
     tokenCost,
-    requestTokens: headers.get('x-request-tokens') ?? '0',
-    requestCostEur: headers.get('x-request-cost-eur') ?? '0',
+    tokensBurned: headers.get('x-request-tokens') ?? '0',
+    costEur: headers.get('x-request-cost-eur') ?? '0',
     creditsRemaining: headers.get('x-credits-remaining') ?? '',
   };
 }

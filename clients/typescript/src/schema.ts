@@ -3181,8 +3181,8 @@ export interface operations {
                             /** @description The dataset's newest observation (its latest time field). */
                             as_of: string | null;
                             cost: {
-                                /** @description An exact token amount as a decimal string. */
-                                list_tokens: string;
+                                /** @description The dataset's list cost per read, before discount. */
+                                list_cost: string;
                                 /** @description An exact token amount as a decimal string. */
                                 token_cost: string;
                                 /** @description An exact token amount as a decimal string. */

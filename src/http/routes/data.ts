@@ -1,7 +1,6 @@
 /** GET /api/v1/data/{domain}/{name}: the metered read, as JSON or CSV. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { csvLine } from '../../catalog/csv.ts';
 import {
   DEFAULT_LIMIT,
   MAX_LIMIT,
@@ -10,14 +9,13 @@ import {
   SCAN_CAP,
 } from '../../catalog/read-plan.ts';
 import type { StoredResponse } from '../../domain/idempotency.ts';
-import type { Metered } from '../../domain/metering.ts';
-import { projectRow, type ReadResult } from '../../domain/reads.ts';
+import { readRequestFrom } from '../../domain/reads.ts';
 import { chooseType } from '../../edge/accept.ts';
 import type { TypedApp } from '../../edge/server.ts';
 import { AppError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
-import { costHeaders, costView } from '../../views/cost.ts';
-import { readEnvelope, readMeta } from '../../views/reads.ts';
+import { encodeReadCsv, encodeReadJson } from '../../views/read-encoders.ts';
+import { readEnvelope } from '../../views/reads.ts';
 import { edge, problems, queryInt } from '../schemas.ts';
 
 export const filterValue = z.union([z.string().max(4096), z.array(z.string().max(4096)).max(100)]);
@@ -82,69 +80,31 @@ function refuseDroppedNames(url: string, query: object): void {
   }
 }
 
+/** The read request of a query: its aliases resolved, every other name an entity filter. */
 export function readParamsFromQuery(query: ReadQuery): ReadParams {
   conflict(query.from, query.start_date, 'from/start_date');
   conflict(query.to, query.end_date, 'to/end_date');
   conflict(query.sort, query.order, 'sort/order');
-  const filters: Record<string, string[]> = {};
+  const filters: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(query)) {
     if (optionNames.has(name) || value === undefined) continue;
-    filters[name] = Array.isArray(value) ? value : [String(value)];
+    filters[name] = Array.isArray(value) ? value : String(value);
   }
-  return {
+  return readRequestFrom({
     filters,
     from: (query.from ?? query.start_date) as string | undefined,
     to: (query.to ?? query.end_date) as string | undefined,
-    fields: typeof query.fields === 'string' ? query.fields.split(',') : undefined,
-    limit: typeof query.limit === 'number' ? query.limit : DEFAULT_LIMIT,
+    fields: typeof query.fields === 'string' ? query.fields : undefined,
+    limit: typeof query.limit === 'number' ? query.limit : undefined,
     cursor: query.cursor as string | undefined,
-    sort: (query.sort ?? query.order ?? 'desc') as 'asc' | 'desc',
-  };
+    sort: (query.sort ?? query.order) as 'asc' | 'desc' | undefined,
+  });
 }
 
 /** format= chooses; without it, Accept does, and one that admits neither type is refused unpaid (406). */
 function wantsCsv(request: FastifyRequest, format: string | undefined): boolean {
   if (format !== undefined) return format === 'csv';
   return chooseType(request.headers.accept, ['application/json', 'text/csv']) === 'text/csv';
-}
-
-/** A read as its HTTP answer: status, type, headers (the cost figures among them) and body. */
-export function renderRead(deps: Services, result: Metered<ReadResult>, csv: boolean): StoredResponse {
-  const { value } = result;
-  const cost = costView(deps.pricing, result.cost);
-  const headers: Record<string, string> = {
-    ...costHeaders(cost),
-    'x-data-sample': String(value.source === 'sample'),
-  };
-  if (csv) {
-    const columns = value.fields ?? value.entry.columns;
-    let body = csvLine(columns);
-    if (value.page) {
-      // Full rows: their stored lines, joined by the store.
-      if (value.page.count > 0) body += `${value.page.csv}\r\n`;
-    } else {
-      for (const row of value.rows) {
-        const projected = projectRow(row, columns);
-        body += csvLine(columns.map((c) => projected[c]));
-      }
-    }
-    if (value.nextCursor) headers['x-next-cursor'] = value.nextCursor;
-    headers['content-disposition'] = `inline; filename="${value.entry.key.replace('/', '_')}.csv"`;
-    return { status: 200, contentType: 'text/csv; charset=utf-8', headers, body };
-  }
-  const meta = readMeta(result, cost);
-  // Stored rows are already JSON: splice them in rather than parse and re-serialise on the hot path.
-  const data = value.page
-    ? value.page.json
-    : value.fields === null
-      ? value.rows.map((r) => r.json).join(',')
-      : value.rows.map((r) => JSON.stringify(projectRow(r, value.fields))).join(',');
-  return {
-    status: 200,
-    contentType: 'application/json; charset=utf-8',
-    headers,
-    body: `{"data":[${data}],"meta":${JSON.stringify(meta)}}`,
-  };
 }
 
 export function sendStored(reply: FastifyReply, response: StoredResponse): FastifyReply {
@@ -205,12 +165,10 @@ export function registerDataRoutes(app: TypedApp, deps: Services): void {
         });
       }
       const csv = wantsCsv(request, format);
-      const read = async () =>
-        renderRead(
-          deps,
-          await deps.reads.read(caller, request.id, key, params, { as: csv ? 'csv' : 'json' }),
-          csv,
-        );
+      const read = async () => {
+        const metered = await deps.reads.read(caller, request.id, key, params, { as: csv ? 'csv' : 'json' });
+        return csv ? encodeReadCsv(metered) : encodeReadJson(metered);
+      };
       const idempotencyKey = request.headers['idempotency-key'];
       if (typeof idempotencyKey !== 'string') return sendStored(reply, await read());
       // A retry of this request with this key gets the first answer, uncharged.

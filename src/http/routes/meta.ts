@@ -34,6 +34,26 @@ export function baseUrlOf(deps: Services, host: string | undefined, protocol: st
 }
 
 export function registerMetaRoutes(app: TypedApp, deps: Services): void {
+  registerDescriptions(app, deps);
+  registerHealth(app, deps);
+  registerMetrics(app, deps);
+  app.get(
+    '/api/v1/openapi.json',
+    {
+      ...publicMetadata,
+      schema: {
+        operationId: 'openapi',
+        tags: ['operations'],
+        summary: 'This OpenAPI 3.1 document',
+        hide: true,
+      },
+    },
+    async () => app.swagger(),
+  );
+}
+
+/** What the service offers, for anyone: pricing, the sandbox and the public test. */
+function registerDescriptions(app: TypedApp, deps: Services): void {
   app.get(
     '/api/v1/pricing',
     {
@@ -88,7 +108,10 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
     },
     async () => deps.config.pricing.free_public_test,
   );
+}
 
+/** Liveness and readiness, for the orchestrator: never authenticated or limited. */
+function registerHealth(app: TypedApp, deps: Services): void {
   app.get(
     '/healthz',
     {
@@ -139,7 +162,9 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
       return { status: 'ready' as const, store: 'ok' as const, limiter };
     },
   );
+}
 
+function registerMetrics(app: TypedApp, deps: Services): void {
   const metricsToken = deps.env.METRICS_TOKEN;
   app.get(
     '/metrics',
@@ -161,19 +186,5 @@ export function registerMetaRoutes(app: TypedApp, deps: Services): void {
       const { contentType, body } = await deps.metrics.render(request.headers.accept);
       return reply.type(contentType).send(body);
     },
-  );
-
-  app.get(
-    '/api/v1/openapi.json',
-    {
-      ...publicMetadata,
-      schema: {
-        operationId: 'openapi',
-        tags: ['operations'],
-        summary: 'This OpenAPI 3.1 document',
-        hide: true,
-      },
-    },
-    async () => app.swagger(),
   );
 }

@@ -1,12 +1,12 @@
 /** describe_dataset: a dataset's fields and filters, what one read costs the caller, an example call. Free. */
 import { z } from 'zod';
 import type { Pricing } from '../../domain/pricing.ts';
-import type { DataReads } from '../../domain/reads.ts';
+import type { MeteredReads } from '../../domain/reads.ts';
 import { describeDataset as datasetDescription, datasetOut, sourceLine } from '../../views/catalog.ts';
 import { presentQuote, quoteOut } from '../../views/cost.ts';
 import { datasetKey, defineTool, type McpTool, text } from '../tool-kit.ts';
 
-export function describeDatasetTool(reads: DataReads, pricing: Pricing): McpTool {
+export function describeDatasetTool(reads: MeteredReads, pricing: Pricing): McpTool {
   return defineTool({
     name: 'describe_dataset',
     title: 'Describe a dataset',
@@ -21,9 +21,9 @@ export function describeDatasetTool(reads: DataReads, pricing: Pricing): McpTool
         arguments: z.record(z.string(), z.unknown()),
       }),
     }),
-    async run(args, call) {
+    async run(args, context) {
       const entry = reads.resolve(args.dataset);
-      const yours = presentQuote(pricing, await reads.estimate(call.caller, entry.key));
+      const yours = presentQuote(pricing, await reads.estimate(context.caller, entry.key));
       const d = entry.dataset;
       const entity = d.entity_fields[0];
       const sampleValue = d.fields.find((f) => f.name === entity)?.sample?.values?.[0];

@@ -1,13 +1,13 @@
 /** estimate_cost: what a read or recipe would cost the caller now, and whether it would be refused. Free. */
 import { z } from 'zod';
 import type { Pricing } from '../../domain/pricing.ts';
-import type { DataReads } from '../../domain/reads.ts';
+import type { MeteredReads } from '../../domain/reads.ts';
 import type { Recipes } from '../../domain/recipes.ts';
 import { AppError } from '../../errors.ts';
 import { estimateOut, presentEstimate } from '../../views/cost.ts';
 import { datasetKey, defineTool, type McpTool, recipeName, text } from '../tool-kit.ts';
 
-export function estimateCostTool(reads: DataReads, recipes: Recipes, pricing: Pricing): McpTool {
+export function estimateCostTool(reads: MeteredReads, recipes: Recipes, pricing: Pricing): McpTool {
   return defineTool({
     name: 'estimate_cost',
     title: 'Estimate a cost',
@@ -19,7 +19,7 @@ export function estimateCostTool(reads: DataReads, recipes: Recipes, pricing: Pr
       recipe: recipeName.optional(),
     }),
     output: estimateOut,
-    async run(args, call) {
+    async run(args, context) {
       if ((args.dataset === undefined) === (args.recipe === undefined)) {
         throw new AppError('invalid_request', 'Give exactly one of dataset or recipe.', {
           errors: [{ path: 'dataset', message: 'give exactly one of dataset or recipe' }],
@@ -27,8 +27,8 @@ export function estimateCostTool(reads: DataReads, recipes: Recipes, pricing: Pr
       }
       const estimate =
         args.dataset !== undefined
-          ? await reads.estimate(call.caller, args.dataset)
-          : await recipes.estimate(call.caller, args.recipe as string);
+          ? await reads.estimate(context.caller, args.dataset)
+          : await recipes.estimate(context.caller, args.recipe as string);
       const e = presentEstimate(pricing, estimate);
       const verdict =
         e.would_refuse === null

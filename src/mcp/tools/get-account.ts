@@ -13,8 +13,8 @@ export function getAccountTool(accounts: Accounts): McpTool {
     metered: false,
     input: z.strictObject({}),
     output: accountOut,
-    async run(_args, call) {
-      const me = presentAccount(await accounts.snapshot(call.caller));
+    async run(_args, context) {
+      const me = presentAccount(await accounts.snapshot(context.caller));
       const next = me.next_tier
         ? `; next tier ${me.next_tier.level} in ${me.next_tier.tokens_needed} tokens`
         : '';

@@ -2,19 +2,10 @@
 import { z } from 'zod';
 import type { Pricing } from '../../domain/pricing.ts';
 import { type Recipes, recipes as recipeList } from '../../domain/recipes.ts';
-import { costView } from '../../views/cost.ts';
+import { costNote, costView, meteredMeta, toolCostFigures } from '../../views/cost.ts';
+import { csvOf, tokensOf } from '../../views/raw-rows.ts';
 import { presentRecipeResult, recipeOut } from '../../views/recipes.ts';
-import { csvOf, tokensOf } from '../raw-rows.ts';
-import {
-  COST_META_KEY,
-  costFigures,
-  costNote,
-  defineTool,
-  type McpTool,
-  meteredMeta,
-  recipeName,
-  text,
-} from '../tool-kit.ts';
+import { ChargedFault, COST_META_KEY, defineTool, type McpTool, recipeName, text } from '../tool-kit.ts';
 
 export function runRecipeTool(recipes: Recipes, pricing: Pricing): McpTool {
   const recipeCosts = recipeList.map((r) => `${r.name} costs ${recipes.listCost(r.name)} tokens`);
@@ -32,28 +23,33 @@ export function runRecipeTool(recipes: Recipes, pricing: Pricing): McpTool {
         .describe('calendar-tonight: IANA time zone (default America/New_York).'),
     }),
     output: recipeOut,
-    async run(args, call) {
-      const result = await recipes.run(call.caller, call.requestId, args.recipe, { tz: args.tz });
-      call.cost = costView(pricing, result.cost);
-      const value = presentRecipeResult(result.value);
-      const figures = costFigures(call.cost, recipes.listCost(args.recipe));
-      const items = value.data;
-      const columns = items[0] ? Object.keys(items[0]) : [];
-      const table =
-        items.length > 0
-          ? csvOf(
-              columns,
-              items.map((item) => tokensOf(item, columns)),
-            )
-          : '';
-      const header = Object.entries(value.meta)
-        .map(([k, v]) => `${k}: ${String(v)}`)
-        .join(', ');
-      return {
-        content: [text(`${header}\n${table}`), text(costNote(figures))],
-        structuredContent: value,
-        _meta: meteredMeta(figures),
-      };
+    async run(args, context) {
+      const result = await recipes.run(context.caller, context.requestId, args.recipe, { tz: args.tz });
+      const cost = costView(pricing, result.cost);
+      try {
+        const value = presentRecipeResult(result.value);
+        const figures = toolCostFigures(cost, recipes.listCost(args.recipe));
+        const items = value.data;
+        const columns = items[0] ? Object.keys(items[0]) : [];
+        const table =
+          items.length > 0
+            ? csvOf(
+                columns,
+                items.map((item) => tokensOf(item, columns)),
+              )
+            : '';
+        const header = Object.entries(value.meta)
+          .map(([k, v]) => `${k}: ${String(v)}`)
+          .join(', ');
+        const toolResult = {
+          content: [text(`${header}\n${table}`), text(costNote(figures))],
+          structuredContent: value,
+          _meta: meteredMeta(figures),
+        };
+        return { result: toolResult, cost, raw: null };
+      } catch (error) {
+        throw new ChargedFault(error, cost);
+      }
     },
   });
 }

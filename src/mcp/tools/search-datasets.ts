@@ -1,11 +1,11 @@
 /** search_datasets: the catalog searched by words, domain, P0 flag and list cost. Free. */
 import { z } from 'zod';
 import type { Catalog } from '../../catalog/catalog.ts';
-import type { DataReads } from '../../domain/reads.ts';
+import type { MeteredReads } from '../../domain/reads.ts';
 import { entryOut, presentDataset } from '../../views/catalog.ts';
 import { defineTool, type McpTool, text } from '../tool-kit.ts';
 
-export function searchDatasetsTool(catalog: Catalog, reads: DataReads): McpTool {
+export function searchDatasetsTool(catalog: Catalog, reads: MeteredReads): McpTool {
   return defineTool({
     name: 'search_datasets',
     title: 'Search datasets',

@@ -24,6 +24,7 @@ describe('the assistant', () => {
   const withPlanner = (plan: (tools: PlannerTools) => ReturnType<Planner['plan']>) =>
     new Assistant({
       ...server.deps,
+      reads: server.deps.dataReads,
       meter: { store: server.deps.store, pricing: server.deps.pricing, now: server.clock.now },
       library: server.deps.analyses.library,
       runs: server.deps.analyses.runs,

@@ -11,11 +11,11 @@ export function CostPanel({ cost, label }: { cost: CostHeaders; label: string })
         </div>
         <div>
           <dt>Burned (X-Request-Tokens)</dt>
-          <dd data-testid="cost-burned">{cost.requestTokens}</dd>
+          <dd data-testid="cost-burned">{cost.tokensBurned}</dd>
         </div>
         <div>
           <dt>EUR (X-Request-Cost-EUR)</dt>
-          <dd data-testid="cost-eur">{cost.requestCostEur}</dd>
+          <dd data-testid="cost-eur">{cost.costEur}</dd>
         </div>
         <div>
           <dt>Remaining (X-Credits-Remaining)</dt>

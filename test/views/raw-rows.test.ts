@@ -1,10 +1,10 @@
 /** read_dataset's CSV and JSON come from the stored rows' text: they must equal what parsing them gives. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { csvCell, csvRecord } from '../src/catalog/csv.ts';
-import type { Row } from '../src/catalog/types.ts';
-import { csvOf, csvOfRows, csvTextJson, jsonOf, rowTokens } from '../src/mcp/raw-rows.ts';
-import { joinCsvLines } from '../src/store/rows.ts';
+import { csvCell, csvRecord } from '../../src/catalog/csv.ts';
+import type { Row } from '../../src/catalog/types.ts';
+import { joinCsvLines } from '../../src/store/rows.ts';
+import { csvOf, csvOfRows, csvTextJson, jsonOf, rowTokens } from '../../src/views/raw-rows.ts';
 
 const columns = ['symbol', 'name', 'close', 'volume', 'active', 'note', 'missing'];
 
