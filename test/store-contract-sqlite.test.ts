@@ -173,6 +173,57 @@ test('entries and usage events keep their ids through migration 14, and new ones
   }
 });
 
+test('debits of one group commit (past one statement of rows) answer their own entries, in arrival order', async () => {
+  const store = new SqliteStore(join(dir, 'batch.sqlite'));
+  await store.migrate();
+  try {
+    await store.createWallet('wal_batch', null, '2026-11');
+    await store.credit({ walletId: 'wal_batch', kind: 'grant', amountMicros: 1000n, at: 1 });
+    const debits = Array.from({ length: 45 }, (_, i) =>
+      store.debit({
+        walletId: 'wal_batch',
+        amountMicros: BigInt(i + 1),
+        month: '2026-11',
+        usage: {
+          requestId: `req_${i}`,
+          keyId: 'key_batch',
+          accountId: null,
+          walletId: 'wal_batch',
+          dataset: 'x/y',
+          channel: 'rest',
+          listCostMicros: BigInt(i + 1),
+          costMicros: BigInt(i + 1),
+          burnedMicros: BigInt(i + 1),
+          outcome: 'charged',
+          rows: 1,
+          at: 2,
+        },
+      }),
+    );
+    // 1 + 2 + ... + 44 = 990: the 45th is refused, and writes nothing.
+    const results = await Promise.all(debits);
+    assert.equal(results.at(-1)?.ok, false);
+    const entries = await store.listEntries('wal_batch');
+    const burns = entries.filter((e) => e.kind === 'burn');
+    assert.deepEqual(
+      results.slice(0, 44).map((r) => r.ok && [r.entryId, r.balanceMicros]),
+      burns.map((e) => [e.id, e.balanceAfterMicros]),
+    );
+    assert.deepEqual(
+      burns.map((e) => [e.requestId, e.amountMicros]),
+      Array.from({ length: 44 }, (_, i) => [`req_${i}`, -BigInt(i + 1)]),
+    );
+    const usage = await store.listUsage({ keyId: 'key_batch' }, null, 100);
+    assert.deepEqual(
+      usage.map((u) => u.requestId).reverse(),
+      Array.from({ length: 44 }, (_, i) => `req_${i}`),
+    );
+    assert.deepEqual((await store.auditLedger()).mismatches, []);
+  } finally {
+    await store.close();
+  }
+});
+
 test('a page whose rows lack a line all the same (a database edited by hand) offers no lines', async () => {
   const path = join(dir, 'edited.sqlite');
   const store = new SqliteStore(path);
