@@ -140,3 +140,11 @@ test('the cache holds only what its TTL still covers: expired keys leave as new 
   assert.equal(size(), 2, 'the first three expired and left; the fourth and fifth stay');
   assert.equal((await timed.findKeyByDigest(fourth.digest))?.key.id, fourth.id);
 });
+
+test('a store method read through the cache is bound once, and still reads the store', async () => {
+  const direct = withKeyCache(backing, 60_000);
+  assert.equal(direct.queryPage, direct.queryPage);
+  assert.equal(direct.getWallet, direct.getWallet);
+  const { getWallet } = direct;
+  assert.equal(await getWallet('wal_none'), null);
+});

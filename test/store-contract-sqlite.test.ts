@@ -92,6 +92,138 @@ test('a database at schema version 2 upgrades in place: rows kept, read in order
   await store.close();
 });
 
+test('entries and usage events keep their ids through migration 14, and new ones follow them', async () => {
+  const path = join(dir, 'v13.sqlite');
+  const old = new DatabaseSync(path);
+  old.exec(
+    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  );
+  for (const migration of sqliteMigrations.filter((m) => m.version <= 13)) {
+    old.exec(migration.sql);
+    old.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(migration.version, migration.name);
+  }
+  old.exec(
+    `INSERT INTO wallets (id, account_id, burn_month, balance_micros) VALUES ('wal_old', NULL, '2026-11', 7000)`,
+  );
+  // Ids with a gap, as AUTOINCREMENT leaves after a rolled-back insert.
+  old.exec(`INSERT INTO ledger_entries (id, wallet_id, kind, amount_micros, balance_after_micros, created_at)
+    VALUES (4, 'wal_old', 'grant', 10000, 10000, 1), (9, 'wal_old', 'burn', -3000, 7000, 2)`);
+  old.exec(`INSERT INTO usage_events (id, request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros,
+      cost_micros, burned_micros, outcome, rows, at)
+    VALUES (6, 'req_old', 'key_old', NULL, 'wal_old', 'x/y', 'rest', 3000, 3000, 3000, 'charged', 1, 2)`);
+  old.close();
+
+  const store = new SqliteStore(path);
+  await store.migrate();
+  try {
+    const debit = await store.debit({
+      walletId: 'wal_old',
+      amountMicros: 1000n,
+      month: '2026-11',
+      usage: {
+        requestId: 'req_new',
+        keyId: 'key_old',
+        accountId: null,
+        walletId: 'wal_old',
+        dataset: 'x/y',
+        channel: 'rest',
+        listCostMicros: 1000n,
+        costMicros: 1000n,
+        burnedMicros: 1000n,
+        outcome: 'charged',
+        rows: 1,
+        at: 3,
+      },
+    });
+    assert.deepEqual(debit.ok && [debit.entryId, debit.balanceMicros], ['10', 6000n]);
+    const entries = await store.listEntries('wal_old');
+    assert.deepEqual(
+      entries.map((e) => [e.id, e.kind, e.amountMicros, e.balanceAfterMicros]),
+      [
+        ['4', 'grant', 10000n, 10000n],
+        ['9', 'burn', -3000n, 7000n],
+        ['10', 'burn', -1000n, 6000n],
+      ],
+    );
+    const usage = await store.listUsage({ keyId: 'key_old' }, null, 10);
+    assert.deepEqual(
+      usage.map((u) => [u.id, u.requestId, u.burnedMicros]),
+      [
+        ['7', 'req_new', 1000n],
+        ['6', 'req_old', 3000n],
+      ],
+    );
+    assert.equal(await store.keyBurnedSince('key_old', 0), 4000n);
+    assert.deepEqual((await store.auditLedger()).mismatches, []);
+  } finally {
+    await store.close();
+  }
+  const after14 = new DatabaseSync(path);
+  try {
+    const tables = after14
+      .prepare("SELECT name, sql FROM sqlite_master WHERE name IN ('ledger_entries', 'usage_events')")
+      .all() as { name: string; sql: string }[];
+    assert.deepEqual(tables.map((t) => [t.name, /AUTOINCREMENT/.test(t.sql)]).sort(), [
+      ['ledger_entries', false],
+      ['usage_events', false],
+    ]);
+    assert.throws(() => after14.exec('DELETE FROM ledger_entries WHERE id = 4'), /append-only/);
+  } finally {
+    after14.close();
+  }
+});
+
+test('debits of one group commit (past one statement of rows) answer their own entries, in arrival order', async () => {
+  const store = new SqliteStore(join(dir, 'batch.sqlite'));
+  await store.migrate();
+  try {
+    await store.createWallet('wal_batch', null, '2026-11');
+    await store.credit({ walletId: 'wal_batch', kind: 'grant', amountMicros: 1000n, at: 1 });
+    const debits = Array.from({ length: 45 }, (_, i) =>
+      store.debit({
+        walletId: 'wal_batch',
+        amountMicros: BigInt(i + 1),
+        month: '2026-11',
+        usage: {
+          requestId: `req_${i}`,
+          keyId: 'key_batch',
+          accountId: null,
+          walletId: 'wal_batch',
+          dataset: 'x/y',
+          channel: 'rest',
+          listCostMicros: BigInt(i + 1),
+          costMicros: BigInt(i + 1),
+          burnedMicros: BigInt(i + 1),
+          outcome: 'charged',
+          rows: 1,
+          at: 2,
+        },
+      }),
+    );
+    // 1 + 2 + ... + 44 = 990: the 45th is refused, and writes nothing.
+    const results = await Promise.all(debits);
+    assert.equal(results.at(-1)?.ok, false);
+    const entries = await store.listEntries('wal_batch');
+    const burns = entries.filter((e) => e.kind === 'burn');
+    assert.deepEqual(
+      results.slice(0, 44).map((r) => r.ok && [r.entryId, r.balanceMicros]),
+      burns.map((e) => [e.id, e.balanceAfterMicros]),
+    );
+    assert.deepEqual(
+      burns.map((e) => [e.requestId, e.amountMicros]),
+      Array.from({ length: 44 }, (_, i) => [`req_${i}`, -BigInt(i + 1)]),
+    );
+    const usage = await store.listUsage({ keyId: 'key_batch' }, null, 100);
+    assert.deepEqual(
+      usage.map((u) => u.requestId).reverse(),
+      Array.from({ length: 44 }, (_, i) => `req_${i}`),
+    );
+    assert.deepEqual((await store.auditLedger()).mismatches, []);
+  } finally {
+    await store.close();
+  }
+});
+
 test('a page whose rows lack a line all the same (a database edited by hand) offers no lines', async () => {
   const path = join(dir, 'edited.sqlite');
   const store = new SqliteStore(path);

@@ -189,13 +189,21 @@ export function withKeyCache(store: Store, ttlMs: number, now: () => number = Da
     },
   };
 
+  // Each method bound once: every read calls through here, and a bind per call is an allocation.
+  const bound = new WeakMap<(...args: never[]) => unknown, unknown>();
   return new Proxy(store, {
     get(target, property) {
       if (typeof property === 'string' && property in overrides) return overrides[property as keyof Store];
       if (property === 'cachedKeys') return cache.size; // for tests
       // The store itself as `this`: its getters and methods read its private fields.
       const value = Reflect.get(target, property);
-      return typeof value === 'function' ? value.bind(target) : value;
+      if (typeof value !== 'function') return value;
+      let method = bound.get(value);
+      if (method === undefined) {
+        method = value.bind(target);
+        bound.set(value, method);
+      }
+      return method;
     },
   });
 }

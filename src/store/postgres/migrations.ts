@@ -717,4 +717,14 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       CREATE INDEX sessions_account ON sessions (account_id) WHERE revoked_at IS NULL;
     `,
   },
+  {
+    version: 17,
+    name: 'one index on usage events by key',
+    // Every read wrote a usage event into two indexes on key_id. A key's usage pages and sums are
+    // served by usage_events_key_spend (key_id, at) or the primary key instead; spending caps keep
+    // their index-only sum. One index fewer written per read.
+    sql: `
+      DROP INDEX IF EXISTS usage_events_key;
+    `,
+  },
 ];

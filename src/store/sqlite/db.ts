@@ -56,6 +56,8 @@ export class SqliteDb {
   readonly path: string;
   readonly #statements = new Map<string, StatementSync>();
   #batch: Queued[] = [];
+  /** What a group commit writes after its items, before COMMIT (SqliteLedger's pending rows). */
+  #batchRows: { reset(): void; write(): void } | null = null;
   /** A file database's WAL checkpoints, off the serving thread (checkpointer.ts). */
   readonly checkpointer: Checkpointer | null = null;
   /** A file database's read workers, for reads that check rows one by one (scan-workers.ts). */
@@ -176,12 +178,23 @@ export class SqliteDb {
     });
   }
 
+  /** Rows a group commit's items leave pending: reset as a batch starts, written as it ends. */
+  setBatchRows(rows: { reset(): void; write(): void }): void {
+    this.#batchRows = rows;
+  }
+
   #flush(): void {
     const batch = this.#batch;
     this.#batch = [];
     let results: unknown[];
     try {
-      results = this.tx(() => batch.map((item) => item.work()));
+      results = this.tx(() => {
+        // Rows a failed batch left pending were rolled back with it: never written by the next.
+        this.#batchRows?.reset();
+        const done = batch.map((item) => item.work());
+        this.#batchRows?.write();
+        return done;
+      });
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;

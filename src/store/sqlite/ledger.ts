@@ -13,6 +13,7 @@ import {
   type UsageSum,
 } from '../port.ts';
 import { big, entryFrom, str, usageFrom, usageSumFrom } from '../rows.ts';
+import { insertBurns, insertUsage, type PendingBurn } from './batch-rows.ts';
 import { type DbRow, limitLiteral, MAX_ID, type SqliteDb } from './db.ts';
 
 /**
@@ -53,8 +54,37 @@ export function post(
 export class SqliteLedger {
   readonly #db: SqliteDb;
 
+  /** This group commit's burns and usage events, written as it ends (batch-rows.ts). */
+  #burns: { burn: PendingBurn; result: { entryId: string } }[] = [];
+  #usage: UsageInput[] = [];
+
   constructor(db: SqliteDb) {
     this.#db = db;
+    db.setBatchRows({
+      reset: () => {
+        this.#burns = [];
+        this.#usage = [];
+      },
+      write: () => this.#writePending(),
+    });
+  }
+
+  /** Writes the rows this batch's debits and usage records left pending, in arrival order. */
+  #writePending(): void {
+    const burns = this.#burns;
+    const usage = this.#usage;
+    this.#burns = [];
+    this.#usage = [];
+    if (burns.length > 0) {
+      const ids = insertBurns(
+        this.#db,
+        burns.map((p) => p.burn),
+      );
+      burns.forEach((p, i) => {
+        p.result.entryId = ids[i] as string;
+      });
+    }
+    if (usage.length > 0) insertUsage(this.#db, usage);
   }
 
   async credit(input: CreditInput): Promise<CreditResult> {
@@ -118,7 +148,10 @@ export class SqliteLedger {
   #debitOne(input: DebitInput): DebitResult {
     const keyId = input.usage.keyId;
     if (keyId !== null) {
-      for (const cap of input.spendCaps ?? []) {
+      const caps = input.spendCaps ?? [];
+      // A cap counts the burns of this batch too: what is pending is written first.
+      if (caps.length > 0) this.#writePending();
+      for (const cap of caps) {
         const spent = this.#burnedSince(keyId, cap.sinceMs);
         if (spent + input.amountMicros > cap.capMicros) {
           const current = this.#db.get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
@@ -148,21 +181,26 @@ export class SqliteLedger {
       return { ok: false, balanceMicros: current ? big(current.balance_micros) : 0n };
     }
     const balanceMicros = big(updated.balance_micros);
-    const entry = this.#db.run(
-      "INSERT INTO ledger_entries (wallet_id, kind, amount_micros, balance_after_micros, created_at, request_id) VALUES (?, 'burn', ?, ?, ?, ?)",
-      input.walletId,
-      -input.amountMicros,
-      balanceMicros,
-      input.usage.at,
-      input.usage.requestId,
-    );
-    this.#insertUsage(input.usage);
-    return {
-      ok: true,
+    // The entry and the usage event are written with the batch's others, before it commits; the entry's
+    // id is set then, before any debit of the batch is answered.
+    const result = {
+      ok: true as const,
       balanceMicros,
       burnMonthMicros: updated.burn_month_micros === null ? null : big(updated.burn_month_micros),
-      entryId: String(entry.lastInsertRowid),
+      entryId: '',
     };
+    this.#burns.push({
+      burn: {
+        walletId: input.walletId,
+        amountMicros: input.amountMicros,
+        balanceMicros,
+        at: input.usage.at,
+        requestId: input.usage.requestId,
+      },
+      result,
+    });
+    this.#usage.push(input.usage);
+    return result;
   }
 
   async debit(input: DebitInput): Promise<DebitResult> {
@@ -171,7 +209,9 @@ export class SqliteLedger {
   }
 
   async recordUsage(usage: UsageInput): Promise<void> {
-    return this.#db.enqueue(() => this.#insertUsage(usage));
+    return this.#db.enqueue(() => {
+      this.#usage.push(usage);
+    });
   }
 
   async keyBurnedSince(keyId: string, sinceMs: number): Promise<bigint> {

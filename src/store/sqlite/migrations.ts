@@ -416,4 +416,57 @@ export const sqliteMigrations: readonly { version: number; name: string; sql: st
       CREATE INDEX sessions_account ON sessions (account_id) WHERE revoked_at IS NULL;
     `,
   },
+  {
+    version: 14,
+    name: 'ledger entries and usage events without AUTOINCREMENT',
+    // A read writes one ledger entry and one usage event; with AUTOINCREMENT each insert also rewrote
+    // its table's sqlite_sequence row, two more B-tree writes per read (a fifth of a debit's CPU). Rows
+    // of neither table are ever deleted (a trigger refuses it for entries; usage events are kept), so
+    // a plain rowid (the largest plus one) goes on growing as the ids did. Copied as in version 9.
+    sql: `
+      CREATE TABLE ledger_entries_next (
+        id INTEGER PRIMARY KEY,
+        wallet_id TEXT NOT NULL REFERENCES wallets(id),
+        kind TEXT NOT NULL CHECK (kind IN ('grant', 'topup', 'monthly_credit', 'burn', 'refund', 'adjustment', 'purchase', 'purchase_refund')),
+        amount_micros INTEGER NOT NULL,
+        balance_after_micros INTEGER NOT NULL CHECK (balance_after_micros >= 0),
+        created_at INTEGER NOT NULL,
+        request_id TEXT,
+        idempotency_key TEXT,
+        memo TEXT
+      );
+      INSERT INTO ledger_entries_next SELECT * FROM ledger_entries;
+      DROP TRIGGER ledger_entries_no_update;
+      DROP TRIGGER ledger_entries_no_delete;
+      DROP TABLE ledger_entries;
+      ALTER TABLE ledger_entries_next RENAME TO ledger_entries;
+      CREATE INDEX ledger_entries_wallet ON ledger_entries(wallet_id, id);
+      CREATE UNIQUE INDEX ledger_entries_idempotency ON ledger_entries(wallet_id, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+      CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
+        BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+      CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries
+        BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+      CREATE TABLE usage_events_next (
+        id INTEGER PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        key_id TEXT,
+        account_id TEXT,
+        wallet_id TEXT NOT NULL,
+        dataset TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        list_cost_micros INTEGER NOT NULL,
+        cost_micros INTEGER NOT NULL,
+        burned_micros INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        rows INTEGER NOT NULL,
+        at INTEGER NOT NULL
+      );
+      INSERT INTO usage_events_next SELECT * FROM usage_events;
+      DROP TABLE usage_events;
+      ALTER TABLE usage_events_next RENAME TO usage_events;
+      CREATE INDEX usage_events_account ON usage_events(account_id, id);
+      CREATE INDEX usage_events_key ON usage_events(key_id, at, burned_micros);
+    `,
+  },
 ];
