@@ -1,0 +1,247 @@
+/**
+ * Runs one step on the service and on the model, and checks the step's own answer (status, refusal
+ * code, cost headers) against what the model expects.
+ */
+import assert from 'node:assert/strict';
+import type { TestResponse } from '../server.ts';
+import type { Service } from './harness.ts';
+import { EXPORT_DATASET, EXPORT_ROWS, START } from './harness.ts';
+import {
+  type Channel,
+  credit,
+  DAY_MS,
+  listCost,
+  type ModelAccount,
+  meter,
+  monthlyCredit,
+  newAccount,
+  nextMonthStart,
+  type Outcome,
+  type PriceList,
+  refundLast,
+} from './model.ts';
+import { DATASETS, type Step, tokensOf } from './steps.ts';
+
+export interface Actor {
+  model: ModelAccount;
+  id: string;
+  email: string;
+  password: string;
+  key: string;
+  keyId: string;
+  session: { token: string; at: number } | null;
+}
+
+export interface Run {
+  svc: Service;
+  prices: PriceList;
+  actors: Actor[];
+  /** Makes emails, addresses and idempotency keys unique across runs on one database. */
+  tag: string;
+  counter: number;
+}
+
+const PASSWORD = 'correct horse battery';
+/** Time moves at most this far in a sequence: public-test keys live 30 days. */
+const MAX_ADVANCE_MS = 20 * DAY_MS;
+
+const fresh = (run: Run) => `${run.tag}-${++run.counter}`;
+const ipOf = (run: Run) => `10.${(run.counter >> 16) % 250}.${(run.counter >> 8) % 250}.${run.counter % 250}`;
+
+export async function runStep(run: Run, step: Step): Promise<void> {
+  const { svc } = run;
+  if (step.t === 'signup') return signUp(run);
+  if (step.t === 'open') return open(run, BigInt(step.micros));
+  if (step.t === 'monthly') {
+    const res = await svc.admin('POST', '/api/v1/admin/monthly-credits');
+    assert.equal(res.status, 200, res.text);
+    for (const a of run.actors) monthlyCredit(run.prices, a.model, svc.clock.now());
+    return;
+  }
+  if (step.t === 'advance') {
+    const now = svc.clock.now();
+    const to = step.unit === 'day' ? now + DAY_MS : nextMonthStart(now) + 3_600_000;
+    if (to - START <= MAX_ADVANCE_MS) svc.clock.t = to;
+    return;
+  }
+  if (step.t === 'restart') return svc.restart();
+  const a = run.actors[step.a % Math.max(run.actors.length, 1)];
+  if (!a) return;
+  if (step.t === 'credit') return creditStep(run, a, BigInt(step.micros), step.replay);
+  if (step.t === 'read') return read(run, a, DATASETS[step.ds] as string, step.via);
+  if (step.t === 'bad') return bad(run, a, step.via);
+  if (step.t === 'export') return exportStep(run, a, step.fail);
+  if (step.t === 'caps') return caps(run, a, step);
+  if (step.t === 'package') return assignPackage(run, a, step.pkg);
+}
+
+async function signUp(run: Run): Promise<void> {
+  const email = `${fresh(run)}@model.example.com`;
+  const res = await run.svc.request('POST', '/api/v1/auth/public-test', {
+    body: { email, password: PASSWORD },
+    headers: { 'x-forwarded-for': ipOf(run) },
+  });
+  assert.equal(res.status, 201, res.text);
+  const model = newAccount('public_test');
+  credit(model, 'grant', BigInt(run.prices.signupGrant) * 1_000_000n);
+  const { account_id: id, key, id: keyId } = res.json;
+  run.actors.push({ model, id, email, password: PASSWORD, key, keyId, session: null });
+}
+
+async function open(run: Run, micros: bigint): Promise<void> {
+  const email = `${fresh(run)}@model.example.com`;
+  const created = await run.svc.admin('POST', '/api/v1/admin/accounts', {
+    body: { email, password: PASSWORD },
+  });
+  assert.equal(created.status, 201, created.text);
+  const id = created.json.id as string;
+  const key = await run.svc.admin('POST', `/api/v1/admin/accounts/${id}/keys`, { body: { name: 'model' } });
+  assert.equal(key.status, 201, key.text);
+  const actor: Actor = {
+    model: newAccount('live'),
+    id,
+    email,
+    password: PASSWORD,
+    key: key.json.key,
+    keyId: key.json.id,
+    session: null,
+  };
+  run.actors.push(actor);
+  if (micros > 0n) await creditStep(run, actor, micros, false);
+}
+
+async function creditStep(run: Run, a: Actor, micros: bigint, replay: boolean): Promise<void> {
+  const last = a.model.credits.at(-1);
+  const again = replay && last !== undefined;
+  const idempotencyKey = again ? last.key : `credit-${fresh(run)}`;
+  const amount = again ? last.amount : micros;
+  const res = await run.svc.admin('POST', `/api/v1/admin/accounts/${a.id}/credits`, {
+    headers: { 'idempotency-key': idempotencyKey },
+    body: { tokens: tokensOf(amount) },
+  });
+  assert.equal(res.status, again ? 200 : 201, res.text);
+  if (again) return;
+  a.model.credits.push({ key: idempotencyKey, amount });
+  credit(a.model, 'topup', amount);
+}
+
+/** The Terminal's session for the account (12 h long: a new one after time moved on). */
+async function session(run: Run, a: Actor): Promise<string> {
+  const now = run.svc.clock.now();
+  if (a.session && now - a.session.at < 6 * 3_600_000) return a.session.token;
+  const res = await run.svc.request('POST', '/api/v1/auth/login', {
+    body: { email: a.email, password: a.password, client: 'terminal' },
+    headers: { 'x-forwarded-for': ipOf(run) },
+  });
+  assert.equal(res.status, 200, res.text);
+  a.session = { token: res.json.token, at: now };
+  return a.session.token;
+}
+
+/** A read's request by channel; the Terminal reads with its session cookie. A public-test key has no Terminal session here: it reads over REST. */
+async function send(run: Run, a: Actor, via: Channel, dataset: string, query: string): Promise<TestResponse> {
+  if (via === 'mcp') {
+    const limit = query === 'limit=1' ? 1 : 0;
+    return run.svc.request('POST', '/mcp/jsonrpc', {
+      headers: { authorization: `Bearer ${a.key}`, accept: 'application/json, text/event-stream' },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'read_dataset', arguments: { dataset, limit } },
+      },
+    });
+  }
+  const headers: Record<string, string> =
+    via === 'terminal' && a.model.kind === 'live'
+      ? // As the Terminal's pages send it: the cookie, from a same-origin page.
+        { cookie: `tmd_session=${await session(run, a)}`, 'sec-fetch-site': 'same-origin' }
+      : { authorization: `Bearer ${a.key}` };
+  return run.svc.request('GET', `/api/v1/data/${dataset}?${query}`, { headers });
+}
+
+/** The refusal code of an answer (a problem, or an MCP tool result marked isError), or null when served. */
+export function refusalOf(res: TestResponse): string | null {
+  const problem = res.json?.result?._meta?.['tmd.example/problem'];
+  if (res.json?.result?.isError) return String(problem?.code);
+  if (res.json?.error) return `jsonrpc ${res.json.error.code}`;
+  if (res.status >= 400) return String(res.json?.code ?? res.status);
+  return null;
+}
+
+function assertOutcome(res: TestResponse, expected: Outcome, what: string): void {
+  assert.equal(refusalOf(res), expected.refusal, `${what}: ${res.text.slice(0, 300)}`);
+  if (expected.refusal !== null) return;
+  assert.equal(res.headers.get('x-token-cost'), tokensOf(expected.cost), `${what}: X-Token-Cost`);
+  assert.equal(res.headers.get('x-request-tokens'), tokensOf(expected.burned), `${what}: X-Request-Tokens`);
+}
+
+async function read(run: Run, a: Actor, dataset: string, via: Channel): Promise<void> {
+  const channel = via === 'terminal' && a.model.kind !== 'live' ? 'rest' : via;
+  const res = await send(run, a, channel, dataset, 'limit=1');
+  const expected = meter(run.prices, a.model, run.svc.clock.now(), {
+    dataset,
+    label: dataset,
+    list: listCost(run.prices, dataset),
+    channel,
+    export: false,
+  });
+  assertOutcome(res, expected, `${channel} read of ${dataset}`);
+}
+
+async function bad(run: Run, a: Actor, via: Channel): Promise<void> {
+  const res = await send(run, a, via, 'macro/fed-h15-series', 'limit=0');
+  assert.equal(refusalOf(res), 'invalid_request', res.text.slice(0, 300));
+}
+
+async function exportStep(run: Run, a: Actor, fail: boolean): Promise<void> {
+  const blocks = Math.max(1, Math.ceil(EXPORT_ROWS / 1000));
+  const list = blocks * listCost(run.prices, EXPORT_DATASET);
+  const expected = meter(run.prices, a.model, run.svc.clock.now(), {
+    dataset: EXPORT_DATASET,
+    label: `export:${EXPORT_DATASET}`,
+    list,
+    channel: 'rest',
+    export: true,
+  });
+  run.svc.failExportPages = fail;
+  let res: TestResponse | null = null;
+  try {
+    res = await run.svc.request('GET', `/api/v1/export/${EXPORT_DATASET}`, {
+      headers: { authorization: `Bearer ${a.key}` },
+    });
+  } catch {
+    // A stream cut mid-way may fail the injected request: the checks after the step see the refund.
+    assert.ok(fail && expected.refusal === null, 'only a failing export may break its answer');
+  } finally {
+    run.svc.failExportPages = false;
+  }
+  if (res) assertOutcome(res, expected, 'export');
+  if (fail && expected.refusal === null) refundLast(a.model);
+}
+
+async function caps(run: Run, a: Actor, step: Extract<Step, { t: 'caps' }>): Promise<void> {
+  const body = { daily_tokens: step.daily, monthly_tokens: step.monthly };
+  const self = step.self && a.model.kind === 'live';
+  const res = self
+    ? await run.svc.request('PATCH', `/api/v1/keys/${a.keyId}`, {
+        headers: { authorization: `Bearer ${await session(run, a)}` },
+        body,
+      })
+    : await run.svc.admin('PUT', `/api/v1/admin/keys/${a.keyId}/spending-caps`, { body });
+  // Caps are for live keys; an account sets its own only on the Partner package (docs/api.md).
+  const expected = a.model.kind !== 'live' ? 409 : self && a.model.pkg !== 'partner' ? 403 : 200;
+  assert.equal(res.status, expected, res.text);
+  if (expected !== 200) return;
+  const micros = (t: number | null) => (t === null ? null : BigInt(t) * 1_000_000n);
+  a.model.caps = { daily: micros(step.daily), monthly: micros(step.monthly) };
+}
+
+async function assignPackage(run: Run, a: Actor, pkg: string | null): Promise<void> {
+  const res = await run.svc.admin('PUT', `/api/v1/admin/accounts/${a.id}/package`, {
+    body: { package: pkg },
+  });
+  assert.equal(res.status, 200, res.text);
+  a.model.pkg = pkg;
+  monthlyCredit(run.prices, a.model, run.svc.clock.now());
+}
