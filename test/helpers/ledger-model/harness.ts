@@ -27,17 +27,21 @@ export const START = Date.parse('2026-11-24T15:00:00Z');
 const HIGH = 1_000_000;
 
 /**
- * The shipped configuration with tier thresholds small enough for a short sequence to climb them, and
- * rate limits out of the way (the limiter counts on the wall clock, not the test's).
+ * The shipped configuration with tier thresholds and monthly credits small enough for a short sequence to
+ * climb and spend them, and rate limits out of the way (the limiter counts on the wall clock, not the test's).
  */
 export function modelConfig(): ServiceFile {
   const config = loadServiceFile('config/service.json');
-  const thresholds = [0, 15, 40, 100, 250, 600, 1500, 4000];
+  const thresholds = [0, 40, 100, 250, 600, 1500, 4000, 10000];
   config.pricing.loyalty_tiers.forEach((tier, i) => {
     tier.min_tokens = thresholds[i] ?? tier.min_tokens;
     tier.rate_limit = HIGH;
   });
-  for (const sku of config.pricing.commercial_skus) sku.rate_limit_per_minute = HIGH;
+  // Monthly credits of tens of tokens, so wallets on a package still run dry and caps still bite.
+  config.pricing.commercial_skus.forEach((sku, i) => {
+    sku.rate_limit_per_minute = HIGH;
+    sku.monthly_credits = 20 * (i + 1);
+  });
   config.limits.ip_fence_per_minute = HIGH;
   config.limits.public_test.per_minute = HIGH;
   config.limits.public_test.registrations_per_ip_per_day = HIGH;
@@ -49,8 +53,8 @@ export interface Service {
   clock: TestClock;
   app: FastifyInstance;
   deps: Deps;
-  /** Set while an export's pages after the first should fail. */
-  failExportPages: boolean;
+  /** Set while an export's pages after the first should fail: called just before each fails. */
+  exportPageFails: (() => void) | null;
   request(
     method: string,
     path: string,
@@ -119,10 +123,10 @@ export async function startService(kind: 'sqlite' | 'postgres'): Promise<Service
   const service = {
     name: kind,
     clock,
-    failExportPages: false,
+    exportPageFails: null,
   } as Service;
   const build = async () => {
-    const store = withFailingExportPages(backend.open(), () => service.failExportPages);
+    const store = withFailingExportPages(backend.open(), () => service.exportPageFails);
     service.deps = await buildDeps({ env, config, now: clock.now, store });
     service.app = await buildApp(service.deps, { logger: false });
     await service.app.ready();
@@ -177,12 +181,14 @@ export async function startService(kind: 'sqlite' | 'postgres'): Promise<Service
 }
 
 /** The store, but an export's later pages (a read with `after`) of the exported dataset fail when asked. */
-function withFailingExportPages(store: Store, failing: () => boolean): Store {
+function withFailingExportPages(store: Store, failing: () => (() => void) | null): Store {
   return new Proxy(store, {
     get(target, property, receiver) {
       if (property === 'queryRows') {
         return async (query: RowQuery): Promise<RowsPage> => {
-          if (failing() && query.dataset === EXPORT_DATASET && query.after !== undefined) {
+          const fails = failing();
+          if (fails && query.dataset === EXPORT_DATASET && query.after !== undefined) {
+            fails();
             throw new Error('disk on fire (ledger model)');
           }
           return target.queryRows(query);

@@ -3,22 +3,17 @@
  * code, cost headers) against what the model expects.
  */
 import assert from 'node:assert/strict';
-import type { TestResponse } from '../server.ts';
 import type { Service } from './harness.ts';
-import { EXPORT_DATASET, EXPORT_ROWS, START } from './harness.ts';
+import { START } from './harness.ts';
+import { bad, burst, exportStep, read, session } from './metered.ts';
 import {
-  type Channel,
   credit,
   DAY_MS,
-  listCost,
   type ModelAccount,
-  meter,
   monthlyCredit,
   newAccount,
   nextMonthStart,
-  type Outcome,
   type PriceList,
-  refundLast,
 } from './model.ts';
 import { DATASETS, type Step, tokensOf } from './steps.ts';
 
@@ -43,15 +38,16 @@ export interface Run {
 
 const PASSWORD = 'correct horse battery';
 /** Time moves at most this far in a sequence: public-test keys live 30 days. */
-const MAX_ADVANCE_MS = 20 * DAY_MS;
+export const MAX_ADVANCE_MS = 20 * DAY_MS;
 
-const fresh = (run: Run) => `${run.tag}-${++run.counter}`;
-const ipOf = (run: Run) => `10.${(run.counter >> 16) % 250}.${(run.counter >> 8) % 250}.${run.counter % 250}`;
+export const fresh = (run: Run) => `${run.tag}-${++run.counter}`;
+export const ipOf = (run: Run) =>
+  `10.${(run.counter >> 16) % 250}.${(run.counter >> 8) % 250}.${run.counter % 250}`;
 
 export async function runStep(run: Run, step: Step): Promise<void> {
   const { svc } = run;
   if (step.t === 'signup') return signUp(run);
-  if (step.t === 'open') return open(run, BigInt(step.micros));
+  if (step.t === 'open') return open(run, BigInt(step.micros), step.pkg);
   if (step.t === 'monthly') {
     const res = await svc.admin('POST', '/api/v1/admin/monthly-credits');
     assert.equal(res.status, 200, res.text);
@@ -70,6 +66,7 @@ export async function runStep(run: Run, step: Step): Promise<void> {
   if (step.t === 'credit') return creditStep(run, a, BigInt(step.micros), step.replay);
   if (step.t === 'read') return read(run, a, DATASETS[step.ds] as string, step.via);
   if (step.t === 'bad') return bad(run, a, step.via);
+  if (step.t === 'burst') return burst(run, a, DATASETS[step.ds] as string, step.n);
   if (step.t === 'export') return exportStep(run, a, step.fail);
   if (step.t === 'caps') return caps(run, a, step);
   if (step.t === 'package') return assignPackage(run, a, step.pkg);
@@ -88,7 +85,7 @@ async function signUp(run: Run): Promise<void> {
   run.actors.push({ model, id, email, password: PASSWORD, key, keyId, session: null });
 }
 
-async function open(run: Run, micros: bigint): Promise<void> {
+async function open(run: Run, micros: bigint, pkg: string | null): Promise<void> {
   const email = `${fresh(run)}@model.example.com`;
   const created = await run.svc.admin('POST', '/api/v1/admin/accounts', {
     body: { email, password: PASSWORD },
@@ -108,6 +105,7 @@ async function open(run: Run, micros: bigint): Promise<void> {
   };
   run.actors.push(actor);
   if (micros > 0n) await creditStep(run, actor, micros, false);
+  if (pkg !== null) await assignPackage(run, actor, pkg);
 }
 
 async function creditStep(run: Run, a: Actor, micros: bigint, replay: boolean): Promise<void> {
@@ -123,101 +121,6 @@ async function creditStep(run: Run, a: Actor, micros: bigint, replay: boolean): 
   if (again) return;
   a.model.credits.push({ key: idempotencyKey, amount });
   credit(a.model, 'topup', amount);
-}
-
-/** The Terminal's session for the account (12 h long: a new one after time moved on). */
-async function session(run: Run, a: Actor): Promise<string> {
-  const now = run.svc.clock.now();
-  if (a.session && now - a.session.at < 6 * 3_600_000) return a.session.token;
-  const res = await run.svc.request('POST', '/api/v1/auth/login', {
-    body: { email: a.email, password: a.password, client: 'terminal' },
-    headers: { 'x-forwarded-for': ipOf(run) },
-  });
-  assert.equal(res.status, 200, res.text);
-  a.session = { token: res.json.token, at: now };
-  return a.session.token;
-}
-
-/** A read's request by channel; the Terminal reads with its session cookie. A public-test key has no Terminal session here: it reads over REST. */
-async function send(run: Run, a: Actor, via: Channel, dataset: string, query: string): Promise<TestResponse> {
-  if (via === 'mcp') {
-    const limit = query === 'limit=1' ? 1 : 0;
-    return run.svc.request('POST', '/mcp/jsonrpc', {
-      headers: { authorization: `Bearer ${a.key}`, accept: 'application/json, text/event-stream' },
-      body: {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'read_dataset', arguments: { dataset, limit } },
-      },
-    });
-  }
-  const headers: Record<string, string> =
-    via === 'terminal' && a.model.kind === 'live'
-      ? // As the Terminal's pages send it: the cookie, from a same-origin page.
-        { cookie: `tmd_session=${await session(run, a)}`, 'sec-fetch-site': 'same-origin' }
-      : { authorization: `Bearer ${a.key}` };
-  return run.svc.request('GET', `/api/v1/data/${dataset}?${query}`, { headers });
-}
-
-/** The refusal code of an answer (a problem, or an MCP tool result marked isError), or null when served. */
-export function refusalOf(res: TestResponse): string | null {
-  const problem = res.json?.result?._meta?.['tmd.example/problem'];
-  if (res.json?.result?.isError) return String(problem?.code);
-  if (res.json?.error) return `jsonrpc ${res.json.error.code}`;
-  if (res.status >= 400) return String(res.json?.code ?? res.status);
-  return null;
-}
-
-function assertOutcome(res: TestResponse, expected: Outcome, what: string): void {
-  assert.equal(refusalOf(res), expected.refusal, `${what}: ${res.text.slice(0, 300)}`);
-  if (expected.refusal !== null) return;
-  assert.equal(res.headers.get('x-token-cost'), tokensOf(expected.cost), `${what}: X-Token-Cost`);
-  assert.equal(res.headers.get('x-request-tokens'), tokensOf(expected.burned), `${what}: X-Request-Tokens`);
-}
-
-async function read(run: Run, a: Actor, dataset: string, via: Channel): Promise<void> {
-  const channel = via === 'terminal' && a.model.kind !== 'live' ? 'rest' : via;
-  const res = await send(run, a, channel, dataset, 'limit=1');
-  const expected = meter(run.prices, a.model, run.svc.clock.now(), {
-    dataset,
-    label: dataset,
-    list: listCost(run.prices, dataset),
-    channel,
-    export: false,
-  });
-  assertOutcome(res, expected, `${channel} read of ${dataset}`);
-}
-
-async function bad(run: Run, a: Actor, via: Channel): Promise<void> {
-  const res = await send(run, a, via, 'macro/fed-h15-series', 'limit=0');
-  assert.equal(refusalOf(res), 'invalid_request', res.text.slice(0, 300));
-}
-
-async function exportStep(run: Run, a: Actor, fail: boolean): Promise<void> {
-  const blocks = Math.max(1, Math.ceil(EXPORT_ROWS / 1000));
-  const list = blocks * listCost(run.prices, EXPORT_DATASET);
-  const expected = meter(run.prices, a.model, run.svc.clock.now(), {
-    dataset: EXPORT_DATASET,
-    label: `export:${EXPORT_DATASET}`,
-    list,
-    channel: 'rest',
-    export: true,
-  });
-  run.svc.failExportPages = fail;
-  let res: TestResponse | null = null;
-  try {
-    res = await run.svc.request('GET', `/api/v1/export/${EXPORT_DATASET}`, {
-      headers: { authorization: `Bearer ${a.key}` },
-    });
-  } catch {
-    // A stream cut mid-way may fail the injected request: the checks after the step see the refund.
-    assert.ok(fail && expected.refusal === null, 'only a failing export may break its answer');
-  } finally {
-    run.svc.failExportPages = false;
-  }
-  if (res) assertOutcome(res, expected, 'export');
-  if (fail && expected.refusal === null) refundLast(a.model);
 }
 
 async function caps(run: Run, a: Actor, step: Extract<Step, { t: 'caps' }>): Promise<void> {

@@ -19,11 +19,13 @@ export const PACKAGES = [null, 'starter', 'pro', 'partner'] as const;
 
 export type Step =
   | { t: 'signup' }
-  | { t: 'open'; micros: number }
+  | { t: 'open'; micros: number; pkg: (typeof PACKAGES)[number] }
   | { t: 'credit'; a: number; micros: number; replay: boolean }
   | { t: 'read'; a: number; ds: number; via: Channel }
   | { t: 'bad'; a: number; via: Channel }
-  | { t: 'export'; a: number; fail: boolean }
+  | { t: 'burst'; a: number; ds: number; n: number }
+  /** `later`: the stream fails after midnight (UTC), so its refund is made on the next day. */
+  | { t: 'export'; a: number; fail: 'no' | 'now' | 'later' }
   | { t: 'caps'; a: number; daily: number | null; monthly: number | null; self: boolean }
   | { t: 'package'; a: number; pkg: (typeof PACKAGES)[number] }
   | { t: 'monthly' }
@@ -42,7 +44,11 @@ const cap = fc.option(fc.integer({ min: 1, max: 20 }), { nil: null });
 export const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.constant({ t: 'signup' as const }), weight: 1 },
   {
-    arbitrary: fc.record({ t: fc.constant('open' as const), micros: fc.oneof(fc.constant(0), micros) }),
+    arbitrary: fc.record({
+      t: fc.constant('open' as const),
+      micros: fc.oneof(fc.constant(0), micros),
+      pkg: fc.constantFrom(...PACKAGES),
+    }),
     weight: 2,
   },
   {
@@ -58,8 +64,24 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
     }),
     weight: 8,
   },
+  {
+    arbitrary: fc.record({
+      t: fc.constant('burst' as const),
+      a: actor,
+      ds: fc.nat({ max: DATASETS.length - 1 }),
+      n: fc.integer({ min: 2, max: 6 }),
+    }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ t: fc.constant('bad' as const), a: actor, via: channel }), weight: 1 },
-  { arbitrary: fc.record({ t: fc.constant('export' as const), a: actor, fail: fc.boolean() }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      t: fc.constant('export' as const),
+      a: actor,
+      fail: fc.constantFrom('no' as const, 'now' as const, 'later' as const),
+    }),
+    weight: 3,
+  },
   {
     arbitrary: fc.record({
       t: fc.constant('caps' as const),
@@ -82,11 +104,11 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.constant({ t: 'restart' as const }), weight: 1 },
 );
 
-/** A sequence starts with an account of each kind, so the shortest sequences still touch the ledger. */
+/** A sequence starts with an account of each kind (one that may export), so even the shortest touch the ledger. */
 export const sequenceArb = (maxLength: number): fc.Arbitrary<Step[]> =>
   fc
     .array(stepArb, { minLength: 1, maxLength, size: 'max' })
-    .map((steps): Step[] => [{ t: 'open', micros: 30_000_000 }, { t: 'signup' }, ...steps]);
+    .map((steps): Step[] => [{ t: 'open', micros: 30_000_000, pkg: 'pro' }, { t: 'signup' }, ...steps]);
 
 /** Decimal tokens for a micro-token amount, as the API takes and answers them ("12.5", "3"). */
 export function tokensOf(micros: bigint): string {
