@@ -1,6 +1,6 @@
 /**
  * The metered steps: reads by channel (a key over REST, MCP read_dataset, the Terminal's session cookie),
- * bursts of concurrent reads, bad input and exports, each checked against the model's outcome.
+ * bursts of concurrent reads, estimates, bad input and exports, each checked against the model's outcome.
  */
 import assert from 'node:assert/strict';
 import type { TestResponse } from '../server.ts';
@@ -36,12 +36,34 @@ async function send(run: Run, a: Actor, via: Channel, dataset: string, query: st
       },
     });
   }
-  const headers: Record<string, string> =
-    via === 'terminal' && a.model.kind === 'live'
-      ? // As the Terminal's pages send it: the cookie, from a same-origin page.
-        { cookie: `tmd_session=${await session(run, a)}`, 'sec-fetch-site': 'same-origin' }
-      : { authorization: `Bearer ${a.key}` };
+  const headers = await restHeaders(run, a, via);
   return run.svc.request('GET', `/api/v1/data/${dataset}?${query}`, { headers });
+}
+
+async function restHeaders(run: Run, a: Actor, via: Channel): Promise<Record<string, string>> {
+  return via === 'terminal' && a.model.kind === 'live'
+    ? // As the Terminal's pages send it: the cookie, from a same-origin page.
+      { cookie: `tmd_session=${await session(run, a)}`, 'sec-fetch-site': 'same-origin' }
+    : { authorization: `Bearer ${a.key}` };
+}
+
+/**
+ * GET /api/v1/estimate: free, and what a read would cost and whether it would be refused, as the model
+ * (on a copy of the account) says the read itself would go.
+ */
+export async function estimate(run: Run, a: Actor, dataset: string, via: Channel): Promise<void> {
+  const channel: Channel = via === 'terminal' && a.model.kind === 'live' ? 'terminal' : 'rest';
+  const res = await run.svc.request('GET', `/api/v1/estimate?dataset=${dataset}`, {
+    headers: await restHeaders(run, a, channel),
+  });
+  assert.equal(res.status, 200, res.text);
+  const trial = structuredClone(a.model);
+  const request = { dataset, label: dataset, list: listCost(run.prices, dataset), channel, export: false };
+  const expected = meter(run.prices, trial, run.svc.clock.now(), request);
+  const what = `${channel} estimate of ${dataset}`;
+  assert.equal(res.json.would_refuse, expected.refusal, `${what}: ${res.text.slice(0, 300)}`);
+  assert.equal(res.json.token_cost, tokensOf(expected.cost), `${what}: token_cost`);
+  assert.equal(res.json.balance, tokensOf(a.model.balance), `${what}: balance`);
 }
 
 /** The refusal code of an answer (a problem, or an MCP tool result marked isError), or null when served. */

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Service } from './harness.ts';
 import { START } from './harness.ts';
-import { bad, burst, exportStep, read, session } from './metered.ts';
+import { bad, burst, estimate, exportStep, read, session } from './metered.ts';
 import {
   credit,
   DAY_MS,
@@ -66,6 +66,7 @@ export async function runStep(run: Run, step: Step): Promise<void> {
   if (step.t === 'credit') return creditStep(run, a, BigInt(step.micros), step.replay);
   if (step.t === 'read') return read(run, a, DATASETS[step.ds] as string, step.via);
   if (step.t === 'bad') return bad(run, a, step.via);
+  if (step.t === 'estimate') return estimate(run, a, DATASETS[step.ds] as string, step.via);
   if (step.t === 'burst') return burst(run, a, DATASETS[step.ds] as string, step.n);
   if (step.t === 'export') return exportStep(run, a, step.fail);
   if (step.t === 'caps') return caps(run, a, step);
@@ -104,20 +105,26 @@ async function open(run: Run, micros: bigint, pkg: string | null): Promise<void>
     session: null,
   };
   run.actors.push(actor);
-  if (micros > 0n) await creditStep(run, actor, micros, false);
+  if (micros > 0n) await creditStep(run, actor, micros, 'no');
   if (pkg !== null) await assignPackage(run, actor, pkg);
 }
 
-async function creditStep(run: Run, a: Actor, micros: bigint, replay: boolean): Promise<void> {
+/** An operator credit; a repeated Idempotency-Key returns the first entry, or 409 with another amount. */
+async function creditStep(
+  run: Run,
+  a: Actor,
+  micros: bigint,
+  replay: 'no' | 'same' | 'other',
+): Promise<void> {
   const last = a.model.credits.at(-1);
-  const again = replay && last !== undefined;
+  const again = replay !== 'no' && last !== undefined;
   const idempotencyKey = again ? last.key : `credit-${fresh(run)}`;
-  const amount = again ? last.amount : micros;
+  const amount = !again ? micros : replay === 'same' ? last.amount : last.amount + 1n;
   const res = await run.svc.admin('POST', `/api/v1/admin/accounts/${a.id}/credits`, {
     headers: { 'idempotency-key': idempotencyKey },
     body: { tokens: tokensOf(amount) },
   });
-  assert.equal(res.status, again ? 200 : 201, res.text);
+  assert.equal(res.status, !again ? 201 : replay === 'same' ? 200 : 409, res.text);
   if (again) return;
   a.model.credits.push({ key: idempotencyKey, amount });
   credit(a.model, 'topup', amount);

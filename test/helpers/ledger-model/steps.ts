@@ -20,7 +20,9 @@ export const PACKAGES = [null, 'starter', 'pro', 'partner'] as const;
 export type Step =
   | { t: 'signup' }
   | { t: 'open'; micros: number; pkg: (typeof PACKAGES)[number] }
-  | { t: 'credit'; a: number; micros: number; replay: boolean }
+  /** `same`: the last credit's Idempotency-Key again (no new entry); `other`: that key with another amount (409). */
+  | { t: 'credit'; a: number; micros: number; replay: 'no' | 'same' | 'other' }
+  | { t: 'estimate'; a: number; ds: number; via: Channel }
   | { t: 'read'; a: number; ds: number; via: Channel }
   | { t: 'bad'; a: number; via: Channel }
   | { t: 'burst'; a: number; ds: number; n: number }
@@ -52,7 +54,12 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
     weight: 2,
   },
   {
-    arbitrary: fc.record({ t: fc.constant('credit' as const), a: actor, micros, replay: fc.boolean() }),
+    arbitrary: fc.record({
+      t: fc.constant('credit' as const),
+      a: actor,
+      micros,
+      replay: fc.constantFrom('no' as const, 'no' as const, 'same' as const, 'other' as const),
+    }),
     weight: 2,
   },
   {
@@ -70,6 +77,15 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
       a: actor,
       ds: fc.nat({ max: DATASETS.length - 1 }),
       n: fc.integer({ min: 2, max: 6 }),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      t: fc.constant('estimate' as const),
+      a: actor,
+      ds: fc.nat({ max: DATASETS.length - 1 }),
+      via: channel,
     }),
     weight: 2,
   },
