@@ -142,14 +142,21 @@ export async function burst(run: Run, a: Actor, dataset: string, n: number): Pro
  * An export; `now` fails its second page at once, `later` after midnight (UTC): either way the charge is
  * refunded, and a refund gives back the day (and month) of the charge.
  */
-export async function exportStep(run: Run, a: Actor, fail: 'no' | 'now' | 'later'): Promise<void> {
+export async function exportStep(
+  run: Run,
+  a: Actor,
+  fail: 'no' | 'now' | 'later',
+  via: 'rest' | 'terminal',
+): Promise<void> {
   const blocks = Math.max(1, Math.ceil(EXPORT_ROWS / 1000));
   const list = blocks * listCost(run.prices, EXPORT_DATASET);
+  const channel: Channel = via === 'terminal' && a.model.kind === 'live' ? 'terminal' : 'rest';
+  const headers = await restHeaders(run, a, channel);
   const expected = meter(run.prices, a.model, run.svc.clock.now(), {
     dataset: EXPORT_DATASET,
     label: `export:${EXPORT_DATASET}`,
     list,
-    channel: 'rest',
+    channel,
     export: true,
   });
   const midnight = (Math.floor(run.svc.clock.now() / DAY_MS) + 1) * DAY_MS;
@@ -161,15 +168,13 @@ export async function exportStep(run: Run, a: Actor, fail: 'no' | 'now' | 'later
   }
   let res: TestResponse | null = null;
   try {
-    res = await run.svc.request('GET', `/api/v1/export/${EXPORT_DATASET}`, {
-      headers: { authorization: `Bearer ${a.key}` },
-    });
+    res = await run.svc.request('GET', `/api/v1/export/${EXPORT_DATASET}`, { headers });
   } catch {
     // A stream cut mid-way may fail the injected request: the checks after the step see the refund.
     assert.ok(fail !== 'no' && expected.refusal === null, 'only a failing export may break its answer');
   } finally {
     run.svc.exportPageFails = null;
   }
-  if (res) assertOutcome(res, expected, 'export');
+  if (res) assertOutcome(res, expected, `${channel} export`);
   if (fail !== 'no' && expected.refusal === null) refundLast(a.model);
 }

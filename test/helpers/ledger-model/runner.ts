@@ -68,7 +68,7 @@ export async function runStep(run: Run, step: Step): Promise<void> {
   if (step.t === 'bad') return bad(run, a, step.via);
   if (step.t === 'estimate') return estimate(run, a, DATASETS[step.ds] as string, step.via);
   if (step.t === 'burst') return burst(run, a, DATASETS[step.ds] as string, step.n);
-  if (step.t === 'export') return exportStep(run, a, step.fail);
+  if (step.t === 'export') return exportStep(run, a, step.fail, step.via);
   if (step.t === 'caps') return caps(run, a, step);
   if (step.t === 'package') return assignPackage(run, a, step.pkg);
 }

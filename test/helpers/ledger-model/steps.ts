@@ -27,7 +27,7 @@ export type Step =
   | { t: 'bad'; a: number; via: Channel }
   | { t: 'burst'; a: number; ds: number; n: number }
   /** `later`: the stream fails after midnight (UTC), so its refund is made on the next day. */
-  | { t: 'export'; a: number; fail: 'no' | 'now' | 'later' }
+  | { t: 'export'; a: number; fail: 'no' | 'now' | 'later'; via: 'rest' | 'terminal' }
   | { t: 'caps'; a: number; daily: number | null; monthly: number | null; self: boolean }
   | { t: 'package'; a: number; pkg: (typeof PACKAGES)[number] }
   | { t: 'monthly' }
@@ -95,6 +95,7 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
       t: fc.constant('export' as const),
       a: actor,
       fail: fc.constantFrom('no' as const, 'now' as const, 'later' as const),
+      via: fc.constantFrom('rest' as const, 'terminal' as const),
     }),
     weight: 3,
   },
