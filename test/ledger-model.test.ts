@@ -38,7 +38,7 @@ for (const { kind, runs, length } of stores) {
       const prices = priceListOf((await svc.request('GET', '/api/v1/pricing')).json);
       const property = fc.asyncProperty(sequenceArb(length), async (steps: Step[]) => {
         svc.clock.t = START;
-        const run: Run = { svc, prices, actors: [], tag: `m${++runCount}`, counter: 0 };
+        const run: Run = { svc, prices, actors: [], tag: `m${++runCount}`, counter: 0, lastIdempotent: null };
         for (const step of steps) {
           await runStep(run, step);
           await checkRun(run);

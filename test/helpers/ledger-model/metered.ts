@@ -23,20 +23,29 @@ export async function session(run: Run, a: Actor): Promise<string> {
 }
 
 /** A read's request by channel; the Terminal reads with its session cookie. A public-test key has no Terminal session here: it reads over REST. */
-async function send(run: Run, a: Actor, via: Channel, dataset: string, query: string): Promise<TestResponse> {
+export async function send(
+  run: Run,
+  a: Actor,
+  via: Channel,
+  dataset: string,
+  query: string,
+  idempotencyKey?: string,
+): Promise<TestResponse> {
   if (via === 'mcp') {
     const limit = query === 'limit=1' ? 1 : 0;
+    const meta = idempotencyKey === undefined ? {} : { _meta: { idempotency_key: idempotencyKey } };
     return run.svc.request('POST', '/mcp/jsonrpc', {
       headers: { authorization: `Bearer ${a.key}`, accept: 'application/json, text/event-stream' },
       body: {
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
-        params: { name: 'read_dataset', arguments: { dataset, limit } },
+        params: { name: 'read_dataset', arguments: { dataset, limit }, ...meta },
       },
     });
   }
   const headers = await restHeaders(run, a, via);
+  if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
   return run.svc.request('GET', `/api/v1/data/${dataset}?${query}`, { headers });
 }
 
@@ -75,7 +84,7 @@ export function refusalOf(res: TestResponse): string | null {
   return null;
 }
 
-function assertOutcome(res: TestResponse, expected: Outcome, what: string): void {
+export function assertOutcome(res: TestResponse, expected: Outcome, what: string): void {
   assert.equal(refusalOf(res), expected.refusal, `${what}: ${res.text.slice(0, 300)}`);
   if (expected.refusal !== null) return;
   assert.equal(res.headers.get('x-token-cost'), tokensOf(expected.cost), `${what}: X-Token-Cost`);

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Service } from './harness.ts';
 import { START } from './harness.ts';
+import { type IdempotentRead, idempotentRead } from './idempotent.ts';
 import { bad, burst, estimate, exportStep, read, session } from './metered.ts';
 import {
   credit,
@@ -34,6 +35,8 @@ export interface Run {
   /** Makes emails, addresses and idempotency keys unique across runs on one database. */
   tag: string;
   counter: number;
+  /** The sequence's last read sent with an idempotency key, for retries. */
+  lastIdempotent: IdempotentRead | null;
 }
 
 const PASSWORD = 'correct horse battery';
@@ -65,6 +68,8 @@ export async function runStep(run: Run, step: Step): Promise<void> {
   if (!a) return;
   if (step.t === 'credit') return creditStep(run, a, BigInt(step.micros), step.replay);
   if (step.t === 'read') return read(run, a, DATASETS[step.ds] as string, step.via);
+  if (step.t === 'idempotent')
+    return idempotentRead(run, a, DATASETS[step.ds] as string, step.via, step.mode);
   if (step.t === 'bad') return bad(run, a, step.via);
   if (step.t === 'estimate') return estimate(run, a, DATASETS[step.ds] as string, step.via);
   if (step.t === 'burst') return burst(run, a, DATASETS[step.ds] as string, step.n);

@@ -23,6 +23,8 @@ export type Step =
   /** `same`: the last credit's Idempotency-Key again (no new entry); `other`: that key with another amount (409). */
   | { t: 'credit'; a: number; micros: number; replay: 'no' | 'same' | 'other' }
   | { t: 'estimate'; a: number; ds: number; via: Channel }
+  /** A read with an Idempotency-Key: a new one, a retry of the actor's last, or that key on another read. */
+  | { t: 'idempotent'; a: number; ds: number; via: Channel; mode: 'new' | 'retry' | 'reuse' }
   | { t: 'read'; a: number; ds: number; via: Channel }
   | { t: 'bad'; a: number; via: Channel }
   | { t: 'burst'; a: number; ds: number; n: number }
@@ -79,6 +81,16 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
       n: fc.integer({ min: 2, max: 6 }),
     }),
     weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      t: fc.constant('idempotent' as const),
+      a: actor,
+      ds: fc.nat({ max: DATASETS.length - 1 }),
+      via: channel,
+      mode: fc.constantFrom('new' as const, 'retry' as const, 'retry' as const, 'reuse' as const),
+    }),
+    weight: 3,
   },
   {
     arbitrary: fc.record({
