@@ -1,9 +1,10 @@
 /**
  * A model of the ledger: random sequences of sign-ups, credits, reads (REST, MCP, the Terminal's session
- * cookie), refusals, exports (some failing and refunded), spending caps, package changes, monthly credits,
- * time moving on and restarts, run on the service and on a plain in-memory model (test/helpers/ledger-model),
- * both stores. After every step the service's balances, entries, usage and caps must be the model's, and
- * the ledger audit clean. LEDGER_MODEL_RUNS sets the number of sequences (a few by default).
+ * cookie; retried, in bursts), estimates, refusals, exports (some failing and refunded), spending caps,
+ * package changes, monthly credits, time moving on and restarts, run on the service and on a plain
+ * in-memory model (test/helpers/ledger-model), on both stores. After every step the service's balances,
+ * entries, usage and caps must be the model's, and the ledger audit clean. LEDGER_MODEL_RUNS sets the
+ * number of sequences (a few by default); see docs/architecture.md.
  */
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';

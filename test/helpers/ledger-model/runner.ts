@@ -3,8 +3,7 @@
  * code, cost headers) against what the model expects.
  */
 import assert from 'node:assert/strict';
-import type { Service } from './harness.ts';
-import { START } from './harness.ts';
+import { type Service, START } from './harness.ts';
 import { type IdempotentRead, idempotentRead } from './idempotent.ts';
 import { bad, burst, estimate, exportStep, read, session } from './metered.ts';
 import {
