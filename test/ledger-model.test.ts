@@ -37,9 +37,22 @@ for (const { kind, runs, length } of stores) {
 
     test('every step leaves balances, entries, usage and caps as the model has them', async () => {
       const prices = priceListOf((await svc.request('GET', '/api/v1/pricing')).json);
+      const listed = (await svc.request('GET', '/api/v1/recipes')).json.data as {
+        name: string;
+        reads: string[];
+      }[];
+      const recipes = Object.fromEntries(listed.map((r) => [r.name, r.reads]));
       const property = fc.asyncProperty(sequenceArb(length), async (steps: Step[]) => {
         svc.clock.t = START;
-        const run: Run = { svc, prices, actors: [], tag: `m${++runCount}`, counter: 0, lastIdempotent: null };
+        const run: Run = {
+          svc,
+          prices,
+          recipes,
+          actors: [],
+          tag: `m${++runCount}`,
+          counter: 0,
+          lastIdempotent: null,
+        };
         for (const step of steps) {
           await runStep(run, step);
           await checkRun(run);

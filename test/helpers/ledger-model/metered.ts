@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { TestResponse } from '../server.ts';
 import { EXPORT_DATASET, EXPORT_ROWS, START } from './harness.ts';
-import { type Channel, DAY_MS, listCost, meter, type Outcome, refundLast } from './model.ts';
+import { type Channel, DAY_MS, isP0, listCost, meter, type Outcome, refundLast } from './model.ts';
 import { type Actor, ipOf, MAX_ADVANCE_MS, type Run } from './runner.ts';
 import { tokensOf } from './steps.ts';
 
@@ -102,6 +102,27 @@ export async function read(run: Run, a: Actor, dataset: string, via: Channel): P
     export: false,
   });
   assertOutcome(res, expected, `${channel} read of ${dataset}`);
+}
+
+/**
+ * A recipe (GET /api/v1/recipes lists what each reads): charged once, the sum of its reads' list costs,
+ * P0 when every read is, discounted and surcharged like a read.
+ */
+export async function recipe(run: Run, a: Actor, name: string, via: 'rest' | 'terminal'): Promise<void> {
+  const reads = run.recipes[name] ?? [];
+  const channel: Channel = via === 'terminal' && a.model.kind === 'live' ? 'terminal' : 'rest';
+  const res = await run.svc.request('GET', `/api/v1/recipes/${name}`, {
+    headers: await restHeaders(run, a, channel),
+  });
+  const expected = meter(run.prices, a.model, run.svc.clock.now(), {
+    dataset: reads[0] as string,
+    label: `recipe:${name}`,
+    list: reads.reduce((sum, d) => sum + listCost(run.prices, d), 0),
+    channel,
+    export: false,
+    p0: reads.every((d) => isP0(run.prices, d)),
+  });
+  assertOutcome(res, expected, `${channel} recipe ${name}`);
 }
 
 export async function bad(run: Run, a: Actor, via: Channel): Promise<void> {

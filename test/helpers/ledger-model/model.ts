@@ -172,7 +172,7 @@ export function meter(
   prices: PriceList,
   account: ModelAccount,
   now: number,
-  request: { dataset: string; label: string; list: number; channel: Channel; export: boolean },
+  request: { dataset: string; label: string; list: number; channel: Channel; export: boolean; p0?: boolean },
 ): Outcome {
   const terminal = request.channel === 'terminal';
   const cost = charge(prices, request.list, tierOf(prices, account, now).discountPct, terminal);
@@ -181,7 +181,7 @@ export function meter(
     if (account.kind !== 'live' || !sku?.bulkExport) return { refusal: 'forbidden', cost, burned: 0n };
   }
   if (account.kind === 'public_test') {
-    if (!isP0(prices, request.dataset)) return { refusal: 'not_entitled', cost, burned: 0n };
+    if (!(request.p0 ?? isP0(prices, request.dataset))) return { refusal: 'not_entitled', cost, burned: 0n };
     account.usage.push({ dataset: request.label, channel: request.channel, outcome: 'notional', burned: 0n });
     return { refusal: null, cost, burned: 0n };
   }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { type Service, START } from './harness.ts';
 import { type IdempotentRead, idempotentRead } from './idempotent.ts';
-import { bad, burst, estimate, exportStep, read, session } from './metered.ts';
+import { bad, burst, estimate, exportStep, read, recipe, session } from './metered.ts';
 import {
   credit,
   DAY_MS,
@@ -15,7 +15,7 @@ import {
   nextMonthStart,
   type PriceList,
 } from './model.ts';
-import { DATASETS, type Step, tokensOf } from './steps.ts';
+import { DATASETS, RECIPES, type Step, tokensOf } from './steps.ts';
 
 export interface Actor {
   model: ModelAccount;
@@ -30,6 +30,8 @@ export interface Actor {
 export interface Run {
   svc: Service;
   prices: PriceList;
+  /** Each recipe's reads, from GET /api/v1/recipes. */
+  recipes: Record<string, string[]>;
   actors: Actor[];
   /** Makes emails, addresses and idempotency keys unique across runs on one database. */
   tag: string;
@@ -69,6 +71,7 @@ export async function runStep(run: Run, step: Step): Promise<void> {
   if (step.t === 'read') return read(run, a, DATASETS[step.ds] as string, step.via);
   if (step.t === 'idempotent')
     return idempotentRead(run, a, DATASETS[step.ds] as string, step.via, step.mode);
+  if (step.t === 'recipe') return recipe(run, a, RECIPES[step.r] as string, step.via);
   if (step.t === 'bad') return bad(run, a, step.via);
   if (step.t === 'estimate') return estimate(run, a, DATASETS[step.ds] as string, step.via);
   if (step.t === 'burst') return burst(run, a, DATASETS[step.ds] as string, step.n);

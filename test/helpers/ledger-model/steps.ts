@@ -15,6 +15,8 @@ export const DATASETS = [
   'system/api-usage',
 ] as const;
 
+export const RECIPES = ['dow30-sandbox-smoke', 'calendar-tonight'] as const;
+
 export const PACKAGES = [null, 'starter', 'pro', 'partner'] as const;
 
 export type Step =
@@ -26,6 +28,7 @@ export type Step =
   /** A read with an Idempotency-Key: a new one, a retry of the actor's last, or that key on another read. */
   | { t: 'idempotent'; a: number; ds: number; via: Channel; mode: 'new' | 'retry' | 'reuse' }
   | { t: 'read'; a: number; ds: number; via: Channel }
+  | { t: 'recipe'; a: number; r: number; via: 'rest' | 'terminal' }
   | { t: 'bad'; a: number; via: Channel }
   | { t: 'burst'; a: number; ds: number; n: number }
   /** `later`: the stream fails after midnight (UTC), so its refund is made on the next day. */
@@ -100,6 +103,15 @@ export const stepArb: fc.Arbitrary<Step> = fc.oneof(
       via: channel,
     }),
     weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      t: fc.constant('recipe' as const),
+      a: actor,
+      r: fc.nat({ max: RECIPES.length - 1 }),
+      via: fc.constantFrom('rest' as const, 'terminal' as const),
+    }),
+    weight: 1,
   },
   { arbitrary: fc.record({ t: fc.constant('bad' as const), a: actor, via: channel }), weight: 1 },
   {
