@@ -3,7 +3,8 @@
  * key caps as the public API shows them must be the model's, and the ledger audit must be clean.
  */
 import assert from 'node:assert/strict';
-import { burnedThisMonth, type ModelAccount, tierOf } from './model.ts';
+import { session } from './metered.ts';
+import { burnedThisMonth, keyBurnedSince, type ModelAccount, monthStart, tierOf } from './model.ts';
 import type { Actor, Run } from './runner.ts';
 import { microsOf, tokensOf } from './steps.ts';
 
@@ -51,6 +52,18 @@ async function checkActor(run: Run, actor: Actor): Promise<void> {
     `${who}: usage events, oldest first`,
   );
   await checkAccountView(run, actor, model, who);
+  if (model.kind === 'live') await checkKeyBurn(run, actor, model, who);
+}
+
+/** What the key burned this month (net of refunds), as the account's key list shows it: what caps count. */
+async function checkKeyBurn(run: Run, actor: Actor, model: ModelAccount, who: string): Promise<void> {
+  const res = await run.svc.request('GET', '/api/v1/keys', {
+    headers: { authorization: `Bearer ${await session(run, actor)}` },
+  });
+  assert.equal(res.status, 200, res.text);
+  const key = (res.json.data as Json[]).find((k) => k.id === actor.keyId);
+  const burned = keyBurnedSince(model, monthStart(run.svc.clock.now()));
+  assert.equal(key?.burned_this_month, tokensOf(burned), `${who}: the key's burn this month`);
 }
 
 async function checkAccountView(run: Run, actor: Actor, model: ModelAccount, who: string): Promise<void> {
