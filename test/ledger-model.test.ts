@@ -20,8 +20,8 @@ const SEED = process.env.LEDGER_MODEL_SEED;
 const PATH = process.env.LEDGER_MODEL_PATH;
 
 const stores = [
-  { kind: 'sqlite', runs: 10, length: 25 },
-  { kind: 'postgres', runs: 8, length: 25 },
+  { kind: 'sqlite', runs: 20, length: 25 },
+  { kind: 'postgres', runs: 12, length: 25 },
 ] as const;
 
 for (const { kind, runs, length } of stores) {
