@@ -77,7 +77,13 @@ function runTable(r: RunResults, backendName: string): string {
   const o = r.options;
   const f = r.figures;
   const rows: [string, string, Figures | undefined, string, string][] = [
-    ['(a) metered REST read, wallet key', 'a', f.a, `${times(r.ratios['a/b cpu'])} (b)`, '≤ 1.25 × (b)'],
+    [
+      '(a) metered REST read, wallet key',
+      'a',
+      f.a,
+      `${times(r.ratios['a/b cpu'])} (b)`,
+      r.ratios['a/b cpu, all processes'] === undefined ? '≤ 1.8 × (b)' : '',
+    ],
     ['(b) bare Fastify route, same page', 'b', f.b, '', ''],
     ['(c) MCP `read_dataset`, 2025-11-25', 'c', f.c, `${times(r.ratios['c/a cpu'])} (a)`, '≤ 1.4 × (a)'],
     ['(d) MCP `read_dataset`, 2026-07-28', 'd', f.d, `${times(r.ratios['d/a cpu'])} (a)`, '≤ 1.4 × (a)'],
@@ -111,7 +117,7 @@ function runTable(r: RunResults, backendName: string): string {
   if (all !== undefined) {
     const cpu = (x: Figures | undefined) => (x?.cpuUs ?? 0) + (x?.postgresUs ?? 0) + (x?.redisUs ?? 0);
     lines.push(
-      `CPU of all processes (service, PostgreSQL, Redis) per request: (a) ${us(cpu(f.a))}, (b) ${us(cpu(f.b))}: (a) = ${times(all)} (b) (target ≤ 1.6 ×).`,
+      `CPU of all processes (service, PostgreSQL, Redis) per request: (a) ${us(cpu(f.a))}, (b) ${us(cpu(f.b))}: (a) = ${times(all)} (b) (target ≤ 2.0 ×).`,
       '',
     );
   }

@@ -267,13 +267,20 @@ const headline = (name: string, f: Figures, against: string, ratio: number | nul
   console.log(
     `  ${name.padEnd(36)} ${us(f.cpuUs).padStart(5)} µs   ${against} ${times(ratio)}   (target ${target})`,
   );
-headline('(a) metered read', fig('a'), '= (b) ×', ratios['a/b cpu'] ?? null, '<= 1.25 ×');
+// Targets as restated when a durable per-read debit was kept (docs/benchmarks.md).
+headline(
+  '(a) metered read',
+  fig('a'),
+  '= (b) ×',
+  ratios['a/b cpu'] ?? null,
+  backend === 'postgres' ? '- (all processes below)' : '<= 1.8 ×',
+);
 headline('(b) bare route', fig('b'), '          ', null, '-');
 headline('(c) MCP read_dataset, 2025-11-25', fig('c'), '= (a) ×', ratios['c/a cpu'] ?? null, '<= 1.4 ×');
 headline('(d) MCP read_dataset, 2026-07-28', fig('d'), '= (a) ×', ratios['d/a cpu'] ?? null, '<= 1.4 ×');
 if (backend === 'postgres') {
   console.log(
-    `  all processes (service, PostgreSQL, Redis): (a) ${us(allCpu(fig('a')))} µs, (b) ${us(allCpu(fig('b')))} µs: (a) = (b) × ${times(ratios['a/b cpu, all processes'] ?? null)} (target <= 1.6 ×)`,
+    `  all processes (service, PostgreSQL, Redis): (a) ${us(allCpu(fig('a')))} µs, (b) ${us(allCpu(fig('b')))} µs: (a) = (b) × ${times(ratios['a/b cpu, all processes'] ?? null)} (target <= 2.0 ×)`,
   );
 }
 console.log('each mode:');
