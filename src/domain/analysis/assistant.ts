@@ -1,18 +1,8 @@
-/**
- * The Workbench's assistant: a question answered by a planner (the chat model when configured, else the
- * built-in planner) with an analysis, run and explained, or asked back. A forecast or a ranking is
- * declined before any planner sees it. Its reads are metered like any other and refunded when the
- * question is not answered.
- */
-import type { Catalog } from '../../catalog/catalog.ts';
 import { entitySuggestions } from '../../catalog/entity-suggestions.ts';
-import type { ServiceFile } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import type { Ledger } from '../../store/port.ts';
 import type { Caller } from '../caller.ts';
-import type { MeterDeps } from '../metering.ts';
 import { formatMicros } from '../money.ts';
-import { type DataReads, projectRow } from '../reads.ts';
+import { projectRow } from '../reads.ts';
 import { chargeOf, refundAll } from '../refunds.ts';
 import { checkSpec } from './check.ts';
 import type { RenderedOutput } from './engine.ts';
@@ -21,7 +11,14 @@ import { type Analysis, type AnalysisLibrary, inputsHash, parseAnalysis } from '
 import type { Planner, PlannerTools, PlanOutcome } from './planner.ts';
 import type { RunResult } from './results.ts';
 import { storeResult } from './results.ts';
-import { type AnalysisRuns, newBudget, type RunBudget, type RunEstimate, withRefunds } from './runs.ts';
+import {
+  type AnalysisRuns,
+  newBudget,
+  type RunBudget,
+  type RunEstimate,
+  type WorkbenchDeps,
+  withRefunds,
+} from './runs.ts';
 import { type DeclineReason, declineOf } from './scope.ts';
 import type { AnalysisSpec } from './spec.ts';
 
@@ -67,14 +64,7 @@ export type QuestionEstimate =
   | Clarified
   | { kind: 'unavailable'; planner: string; message: string };
 
-export interface AssistantDeps {
-  store: Ledger;
-  reads: DataReads;
-  catalog: Catalog;
-  config: ServiceFile;
-  now: () => number;
-  /** The metered path's ledger and clock: refunds of a question's reads. */
-  meter: MeterDeps;
+export interface AssistantDeps extends WorkbenchDeps {
   library: AnalysisLibrary;
   runs: AnalysisRuns;
   builtInPlanner: Planner;

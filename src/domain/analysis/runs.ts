@@ -1,13 +1,5 @@
-/**
- * Runs of analyses: each series an ordinary metered read through DataReads (the caller's channel prices
- * it: a Terminal session pays the Terminal surcharge), the whole run forecast beforehand by metering's
- * `estimateReads()` and refused by it or by the package's fair use. A paid result is reused within
- * reuse_minutes; a run that fails after some reads refunds them.
- */
-import type { Catalog } from '../../catalog/catalog.ts';
-import type { ServiceFile } from '../../config.ts';
 import { AppError } from '../../errors.ts';
-import type { AnalysisRunKind, Ledger } from '../../store/port.ts';
+import type { AnalysisRunKind } from '../../store/port.ts';
 import type { Caller } from '../caller.ts';
 import { estimateReads, type MeterDeps } from '../metering.ts';
 import { formatMicros } from '../money.ts';
@@ -23,7 +15,7 @@ import {
   readsPerRunRefusal,
   workbenchEntitlement,
 } from './fair-use.ts';
-import { type AnalysisLibrary, inputsHash, newId, toAnalysis } from './library.ts';
+import { type AnalysisLibrary, inputsHash, type LibraryDeps, newId, toAnalysis } from './library.ts';
 import {
   coverageNotes,
   loadResult,
@@ -87,14 +79,14 @@ export function withRefunds(
   );
 }
 
-export interface RunsDeps {
-  store: Ledger;
+/** What every Workbench capability past the library is given: it reads, and is metered. */
+export interface WorkbenchDeps extends LibraryDeps {
   reads: DataReads;
-  catalog: Catalog;
-  config: ServiceFile;
-  now: () => number;
-  /** The metered path's ledger, prices and clock: a run's forecast and its refunds. */
+  /** The metered path's ledger, prices and clock: forecasts of several reads, and refunds. */
   meter: MeterDeps;
+}
+
+export interface RunsDeps extends WorkbenchDeps {
   library: AnalysisLibrary;
 }
 

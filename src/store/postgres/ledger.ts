@@ -111,20 +111,7 @@ export class PgLedger {
       text: `INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros,
                                        cost_micros, burned_micros, outcome, rows, at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      values: [
-        u.requestId,
-        u.keyId,
-        u.accountId,
-        u.walletId,
-        u.dataset,
-        u.channel,
-        u.listCostMicros,
-        u.costMicros,
-        u.burnedMicros,
-        u.outcome,
-        u.rows,
-        u.at,
-      ],
+      values: [...usageValues(u), u.at],
     };
   }
 
@@ -154,23 +141,7 @@ export class PgLedger {
                SELECT $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $4 FROM w
              )
              SELECT w.balance_micros, w.burn_month_micros, e.id AS entry_id FROM w, e`,
-      values: [
-        input.amountMicros,
-        input.month,
-        input.walletId,
-        u.at,
-        u.requestId,
-        u.keyId,
-        u.accountId,
-        u.walletId,
-        u.dataset,
-        u.channel,
-        u.listCostMicros,
-        u.costMicros,
-        u.burnedMicros,
-        u.outcome,
-        u.rows,
-      ],
+      values: [input.amountMicros, input.month, input.walletId, u.at, ...usageValues(u)],
     };
   }
 
@@ -340,4 +311,21 @@ export class PgLedger {
     );
     return { sums: rows.map(usageSumFrom), more: beyond.length > 0 };
   }
+}
+
+/** A usage event's columns from request_id to rows, in the order the usage INSERTs name them. */
+function usageValues(u: UsageInput): unknown[] {
+  return [
+    u.requestId,
+    u.keyId,
+    u.accountId,
+    u.walletId,
+    u.dataset,
+    u.channel,
+    u.listCostMicros,
+    u.costMicros,
+    u.burnedMicros,
+    u.outcome,
+    u.rows,
+  ];
 }

@@ -111,28 +111,10 @@ export class SqliteLedger {
           input.walletId,
           input.reverses.month,
         );
-        this.#insertUsage(input.reverses.usage);
+        insertUsage(this.#db, [input.reverses.usage]);
       }
       return { entry: entryFrom(entry), duplicate: false };
     });
-  }
-
-  #insertUsage(u: UsageInput): void {
-    this.#db.run(
-      'INSERT INTO usage_events (request_id, key_id, account_id, wallet_id, dataset, channel, list_cost_micros, cost_micros, burned_micros, outcome, rows, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      u.requestId,
-      u.keyId,
-      u.accountId,
-      u.walletId,
-      u.dataset,
-      u.channel,
-      u.listCostMicros,
-      u.costMicros,
-      u.burnedMicros,
-      u.outcome,
-      u.rows,
-      u.at,
-    );
   }
 
   #burnedSince(keyId: string, sinceMs: number): bigint {
