@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { RowQuery } from '../port.ts';
 import { entityKeyColumns, layoutText, type ScanPlan } from '../row-scan.ts';
 import { rowLimit } from '../rows.ts';
+import { keyIndexes } from './partitions.ts';
 
 /** The most one load's COPY may take before the client gives its connection up. */
 export const COPY_TIMEOUT_MS = 6 * 3_600_000;
@@ -73,17 +74,25 @@ export function keyExprs(json: string, entityFields: readonly string[], values: 
   });
 }
 
-/** Sets a dataset's key columns for `entityFields` from its stored rows. */
+/**
+ * Sets a dataset's key columns for `entityFields` from its stored rows in `table` (its partition, null
+ * when it has none), and gives the partition the key indexes of the layout.
+ */
 export async function rekey(
   tx: pg.PoolClient,
   dataset: string,
+  table: string | null,
   entityFields: readonly string[],
 ): Promise<void> {
-  const values: unknown[] = [dataset];
-  const sets = keyExprs('data', entityFields, values).map(
-    (expr, slot) => `${entityKeyColumns[slot]} = ${expr}`,
-  );
-  await tx.query(`UPDATE dataset_rows SET ${sets.join(', ')} WHERE dataset = $1`, values);
+  if (table !== null) {
+    const values: unknown[] = [];
+    const sets = keyExprs('data', entityFields, values).map(
+      (expr, slot) => `${entityKeyColumns[slot]} = ${expr}`,
+    );
+    await tx.query(`UPDATE ${table} SET ${sets.join(', ')}`, values);
+    for (const statement of keyIndexes(table, Math.min(entityFields.length, entityKeyColumns.length)))
+      await tx.query(statement);
+  }
   await tx.query('UPDATE dataset_sources SET entity_fields = $2 WHERE dataset = $1', [
     dataset,
     layoutText(entityFields),
