@@ -21,7 +21,7 @@ import {
   partitionOf,
   swapPartition,
 } from './partitions.ts';
-import { COPY_TIMEOUT_MS, copyCell, keyExprs, LOAD_BATCH_ROWS, LOADED_CHANNEL, rekey } from './sql.ts';
+import { COPY_TIMEOUT_MS, copyText, keyExprs, LOAD_BATCH_ROWS, LOADED_CHANNEL, rekey } from './sql.ts';
 import { prepareUpsert, upsertSlice } from './upsert.ts';
 
 export class PgLoads {
@@ -89,21 +89,20 @@ export class PgLoads {
       const table = await createPartitionTable(tx, dataset);
       // COPY (pg-copy-streams) rather than INSERTs: the rows go out as text lines, the keys computed
       // here (rowKeys) rather than in SQL, where the json type parsed each row twice per entity field.
-      const columns = ['dataset', 'id', 't', 'data', 'csv', ...entityKeyColumns.slice(0, layout.length)];
+      // The dataset column is the table's default: each line carries only the row's own cells.
+      const columns = ['id', 't', 'data', 'csv', ...entityKeyColumns.slice(0, layout.length)];
       let count = 0;
       async function* lines(): AsyncGenerator<string> {
         for await (const batch of batches) {
           let text = '';
           for (const row of batch) {
-            const cells: (string | number | null)[] = [
-              dataset,
-              ++count,
-              String(row[timeField] ?? ''),
-              JSON.stringify(row),
-              csvColumns ? csvRecord(row, csvColumns) : null,
-            ];
-            for (const field of layout) cells.push(entityKey(row[field]));
-            text += `${cells.map(copyCell).join('\t')}\n`;
+            text += `${++count}\t${copyText(String(row[timeField] ?? ''))}\t${copyText(JSON.stringify(row))}`;
+            text += csvColumns ? `\t${copyText(csvRecord(row, csvColumns))}` : '\t\\N';
+            for (const field of layout) {
+              const key = entityKey(row[field]);
+              text += key === null ? '\t\\N' : `\t${copyText(key)}`;
+            }
+            text += '\n';
           }
           yield text;
         }

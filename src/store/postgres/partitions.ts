@@ -20,21 +20,23 @@ const SWAP_RETRY_MS = 250;
 const SWAP_PATIENCE_MS = 10 * 60_000;
 
 /** Memory for each index build's sort (PostgreSQL's, not this process's), and its parallel workers. */
-const INDEX_BUILD_MEMORY = '256MB';
+const INDEX_BUILD_MEMORY = '1GB';
 const INDEX_BUILD_WORKERS = 1;
 
 /**
  * A new table for `dataset`'s rows, not yet a partition: no indexes (they are built after the rows are
- * in) and a CHECK matching its partition bound, so that ATTACH proves the bound without a scan. Named
+ * in), a CHECK matching its partition bound, so that ATTACH proves the bound without a scan, and the
+ * dataset as its column's default, so that a COPY need not send it on every line. Named
  * as `dataset_rows` is never touched: a lock on the parent here would be held for the whole load.
  */
 export async function createPartitionTable(tx: pg.PoolClient, dataset: string): Promise<string> {
   const seq = await tx.query("SELECT nextval('dataset_partition_seq') AS n");
   const table = `dataset_rows_p${str(seq.rows[0]?.n)}`;
+  const bound = tx.escapeLiteral(dataset);
   await tx.query(
-    `CREATE TABLE ${table} (${ROW_COLUMNS},
-       CONSTRAINT ${table}_dataset CHECK (dataset = ${tx.escapeLiteral(dataset)}))`,
+    `CREATE TABLE ${table} (${ROW_COLUMNS}, CONSTRAINT ${table}_dataset CHECK (dataset = ${bound}))`,
   );
+  await tx.query(`ALTER TABLE ${table} ALTER COLUMN dataset SET DEFAULT ${bound}`);
   return table;
 }
 

@@ -14,10 +14,12 @@ export const LOADED_CHANNEL = 'tmd_dataset_loaded';
 /** Rows per INSERT of a load: one statement's arrays stay a few MB. */
 export const LOAD_BATCH_ROWS = 5000;
 
-/** A cell in COPY's text format: \N for null; backslash, tab and line ends escaped. */
-export function copyCell(value: string | number | null): string {
-  if (value === null) return '\\N';
-  return String(value).replace(/[\\\t\n\r]/g, (c) =>
+const COPY_SPECIAL = /[\\\t\n\r]/;
+
+/** Text as a cell in COPY's text format: backslash, tab and line ends escaped (most text has none). */
+export function copyText(value: string): string {
+  if (!COPY_SPECIAL.test(value)) return value;
+  return value.replace(/[\\\t\n\r]/g, (c) =>
     c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
   );
 }
