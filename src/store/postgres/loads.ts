@@ -266,6 +266,8 @@ export class PgLoads {
         await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
         const table = await partitionOf(tx, dataset);
         await rekey(tx, dataset, table, layout);
+        const slots = Math.min(layout.length, entityKeyColumns.length);
+        if (table !== null) for (const statement of keyIndexes(table, slots)) await tx.query(statement);
         return table;
       });
       if (table !== null) await this.#db.q(`ANALYZE ${table}`).catch(() => {});

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { entityKeyColumns } from '../row-scan.ts';
 import { optStr, str } from '../rows.ts';
 import type { PgDb } from './db.ts';
+import { COPY_TIMEOUT_MS } from './sql.ts';
 
 /** The columns of `dataset_rows` and of each partition (migration 17), as ATTACH requires them. */
 const ROW_COLUMNS = `dataset text COLLATE "C" NOT NULL, id integer NOT NULL, t text COLLATE "C" NOT NULL,
@@ -60,12 +61,14 @@ export function partitionIndexes(table: string, keySlots: number): string[] {
 export async function buildIndexes(tx: pg.PoolClient, table: string, keySlots: number): Promise<void> {
   await tx.query(`SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
   await tx.query(`SET LOCAL max_parallel_maintenance_workers = ${INDEX_BUILD_WORKERS}`);
-  for (const statement of partitionIndexes(table, keySlots)) await tx.query(statement);
+  // Past the pool's client-side query timeout on a large table, as the COPY (the session has none).
+  for (const text of partitionIndexes(table, keySlots))
+    await tx.query({ text, query_timeout: COPY_TIMEOUT_MS } as pg.QueryConfig);
   await tx.query('RESET maintenance_work_mem');
   await tx.query('RESET max_parallel_maintenance_workers');
   // Statistics before the swap: without them the planner reads a page by sorting every row of the
   // dataset (bitmap scan + top-N sort) instead of walking the time index, until autovacuum analyzes it.
-  await tx.query(`ANALYZE ${table}`);
+  await tx.query({ text: `ANALYZE ${table}`, query_timeout: COPY_TIMEOUT_MS } as pg.QueryConfig);
 }
 
 /** The key columns' indexes for a layout of `keySlots` entity fields; existing ones are kept. */

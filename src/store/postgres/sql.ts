@@ -3,7 +3,6 @@ import type pg from 'pg';
 import type { RowQuery } from '../port.ts';
 import { entityKeyColumns, layoutText, type ScanPlan } from '../row-scan.ts';
 import { rowLimit } from '../rows.ts';
-import { keyIndexes } from './partitions.ts';
 
 /** The most one load's COPY may take before the client gives its connection up. */
 export const COPY_TIMEOUT_MS = 6 * 3_600_000;
@@ -78,7 +77,7 @@ export function keyExprs(json: string, entityFields: readonly string[], values: 
 
 /**
  * Sets a dataset's key columns for `entityFields` from its stored rows in `table` (its partition, null
- * when it has none), and gives the partition the key indexes of the layout.
+ * when it has none); the caller gives the partition the key indexes of the layout (keyIndexes).
  */
 export async function rekey(
   tx: pg.PoolClient,
@@ -92,8 +91,6 @@ export async function rekey(
       (expr, slot) => `${entityKeyColumns[slot]} = ${expr}`,
     );
     await tx.query(`UPDATE ${table} SET ${sets.join(', ')}`, values);
-    for (const statement of keyIndexes(table, Math.min(entityFields.length, entityKeyColumns.length)))
-      await tx.query(statement);
   }
   await tx.query('UPDATE dataset_sources SET entity_fields = $2 WHERE dataset = $1', [
     dataset,
