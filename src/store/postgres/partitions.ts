@@ -22,7 +22,7 @@ const SWAP_PATIENCE_MS = 10 * 60_000;
 
 /** Memory for each index build's sort (PostgreSQL's, not this process's), and its parallel workers. */
 const INDEX_BUILD_MEMORY = '1GB';
-const INDEX_BUILD_WORKERS = 1;
+const INDEX_BUILD_WORKERS = 2;
 
 /**
  * A new table for `dataset`'s rows, not yet a partition: no indexes (they are built after the rows are
@@ -56,7 +56,7 @@ export function partitionIndexes(table: string, keySlots: number): string[] {
 
 /**
  * Builds a filled table's indexes in the load's transaction, each sort with memory enough to stay in one
- * pass and a parallel worker beside the backend (the machine's second core; the COPY used one).
+ * pass and two parallel workers beside the backend (PostgreSQL's default; the COPY used one core).
  */
 export async function buildIndexes(tx: pg.PoolClient, table: string, keySlots: number): Promise<void> {
   await tx.query(`SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
