@@ -306,7 +306,7 @@ export class PgLoads {
       const runId = started as number;
       // One loader per dataset at a time across every node, as loadRows.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
-      // Into the partition itself: through dataset_rows, each statement would plan for every partition.
+      // Into the partition itself, its own natural-key index the ON CONFLICT arbiter (partitions.ts).
       table = (await partitionOf(tx, dataset)) ?? '';
       if (table === '') throw new Error(`dataset ${dataset} has no partition to upsert into`);
       const before = await prepareUpsert(tx, { dataset, table }, layout, options.naturalKey);
