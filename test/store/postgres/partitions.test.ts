@@ -103,4 +103,43 @@ describe('PostgreSQL: a partition per dataset', { skip }, () => {
       await store.close();
     }
   });
+
+  test('a swap held back by another transaction steps aside for readers, then goes through', async () => {
+    const store = new PostgresStore(url);
+    await store.migrate();
+    const rows = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ date: `2026-02-${String(i + 1).padStart(2, '0')}` }));
+    const holder = new pg.Client({ connectionString: url });
+    const reader = new pg.Client({ connectionString: url });
+    await Promise.all([holder.connect(), reader.connect()]);
+    try {
+      await store.loadRows('test/held', 'date', rows(2), 'import');
+      await store.loadRows('test/other', 'date', rows(3), 'import');
+      // A long read of another dataset: the swap cannot drop the old partition until it ends.
+      await holder.query('BEGIN');
+      await holder.query("SELECT count(*) FROM dataset_rows WHERE dataset = 'test/other'");
+      let released = 0;
+      const load = store.loadRows('test/held', 'date', rows(5), 'import').then(() => Date.now());
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      // Meanwhile a reader is served: the waiting swap does not keep it queued behind the holder.
+      const read = await reader.query(
+        "SELECT count(*)::int AS n FROM dataset_rows WHERE dataset = 'test/held'",
+      );
+      const readAt = Date.now();
+      assert.deepEqual(read.rows, [{ n: 2 }]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      released = Date.now();
+      await holder.query('COMMIT');
+      const loadedAt = await load;
+      assert.ok(readAt < released, 'the reader was answered while the holder still held the table');
+      assert.ok(loadedAt >= released, 'the swap waited for the holder');
+      const after = await reader.query(
+        "SELECT count(*)::int AS n FROM dataset_rows WHERE dataset = 'test/held'",
+      );
+      assert.deepEqual(after.rows, [{ n: 5 }]);
+    } finally {
+      await Promise.all([holder.end(), reader.end()]);
+      await store.close();
+    }
+  });
 });
