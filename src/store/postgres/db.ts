@@ -287,7 +287,8 @@ export class PgDb {
       );
       for (const migration of postgresMigrations) {
         if (applied.has(migration.version)) continue;
-        await tx.query(migration.sql);
+        // A migration that moves rows (17) may outlast the pool's client-side query timeout.
+        await tx.query({ text: migration.sql, query_timeout: 6 * 3_600_000 } as pg.QueryConfig);
         await tx.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
           migration.version,
           migration.name,

@@ -13,7 +13,15 @@ import { entityKey, entityKeyColumns, layoutText } from '../row-scan.ts';
 import type { DbRow } from '../rows.ts';
 import { num, optStr, str } from '../rows.ts';
 import type { PgDb } from './db.ts';
-import { COPY_TIMEOUT_MS, copyCell, keyExprs, LOAD_BATCH_ROWS, LOADED_CHANNEL, rekey } from './sql.ts';
+import {
+  buildIndexes,
+  createPartitionTable,
+  ensurePartition,
+  keyIndexes,
+  partitionOf,
+  swapPartition,
+} from './partitions.ts';
+import { COPY_TIMEOUT_MS, copyText, keyExprs, LOAD_BATCH_ROWS, LOADED_CHANNEL, rekey } from './sql.ts';
 import { prepareUpsert, upsertSlice } from './upsert.ts';
 
 export class PgLoads {
@@ -47,9 +55,10 @@ export class PgLoads {
   }
 
   /**
-   * One transaction: the old rows deleted, the new ones copied in, the dataset's record and a NOTIFY.
-   * Readers see the old rows until COMMIT and the new ones from then on (MVCC), and wait for none of
-   * it; ROLLBACK if a batch or the iterable fails. With `run`, the run is recorded first (`loading`,
+   * One transaction: the new rows copied into a table of their own and indexed, then swapped in for
+   * the dataset's partition, the dataset's record and a NOTIFY. Readers see the old rows until COMMIT
+   * and the new ones from then on, and wait only for the swap's moment at the end; ROLLBACK (the new
+   * table gone with it) if a batch or the iterable fails. With `run`, the run is recorded first (`loading`,
    * with this connection's pid), then `swapped` in the transaction or `failed` after it.
    */
   async loadRowsStream(
@@ -73,25 +82,27 @@ export class PgLoads {
           'Another load of this dataset happened meanwhile; nothing was loaded. Run the import again.',
         );
       }
-      await tx.query('DELETE FROM dataset_rows WHERE dataset = $1', [dataset]);
       const layout = this.layoutOf(dataset).slice(0, entityKeyColumns.length);
+      // The rows go into a new table, indexed once they are all in (a sort per index rather than an
+      // insert into each per row), which then replaces the dataset's partition (partitions.ts).
+      const old = await partitionOf(tx, dataset);
+      const table = await createPartitionTable(tx, dataset);
       // COPY (pg-copy-streams) rather than INSERTs: the rows go out as text lines, the keys computed
       // here (rowKeys) rather than in SQL, where the json type parsed each row twice per entity field.
-      const columns = ['dataset', 'id', 't', 'data', 'csv', ...entityKeyColumns.slice(0, layout.length)];
+      // The dataset column is the table's default: each line carries only the row's own cells.
+      const columns = ['id', 't', 'data', 'csv', ...entityKeyColumns.slice(0, layout.length)];
       let count = 0;
       async function* lines(): AsyncGenerator<string> {
         for await (const batch of batches) {
           let text = '';
           for (const row of batch) {
-            const cells: (string | number | null)[] = [
-              dataset,
-              ++count,
-              String(row[timeField] ?? ''),
-              JSON.stringify(row),
-              csvColumns ? csvRecord(row, csvColumns) : null,
-            ];
-            for (const field of layout) cells.push(entityKey(row[field]));
-            text += `${cells.map(copyCell).join('\t')}\n`;
+            text += `${++count}\t${copyText(String(row[timeField] ?? ''))}\t${copyText(JSON.stringify(row))}`;
+            text += csvColumns ? `\t${copyText(csvRecord(row, csvColumns))}` : '\t\\N';
+            for (const field of layout) {
+              const key = entityKey(row[field]);
+              text += key === null ? '\t\\N' : `\t${copyText(key)}`;
+            }
+            text += '\n';
           }
           yield text;
         }
@@ -99,11 +110,17 @@ export class PgLoads {
       // One COPY statement lasts as long as the file: the pool's statement timeout and pg's client-side
       // query_timeout are for requests (the latter read from the query's own config first).
       await tx.query('SET LOCAL statement_timeout = 0');
-      const copy = Object.assign(copyFrom(`COPY dataset_rows (${columns.join(', ')}) FROM STDIN`), {
+      // FREEZE (the table is this transaction's own): the rows need no later visibility work, and a
+      // reader whose snapshot predates the swap sees them rather than an empty dataset.
+      const copy = Object.assign(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN WITH (FREEZE)`), {
         query_timeout: COPY_TIMEOUT_MS,
       });
       // One batch buffered ahead of the copy stream, which sets the pace: memory stays one batch.
       await pipeline(Readable.from(lines(), { highWaterMark: 1 }), tx.query(copy));
+      await buildIndexes(tx, table, layout.length);
+      const span =
+        runId === null ? null : await tx.query(`SELECT min(t) AS first_t, max(t) AS last_t FROM ${table}`);
+      await swapPartition(tx, dataset, table, old);
       await tx.query(
         `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
          VALUES ($1, $2, $3, $4, $5, $6)
@@ -121,15 +138,8 @@ export class PgLoads {
         ],
       );
       if (runId !== null) {
-        let firstT: string | null = null;
-        let lastT: string | null = null;
-        const span = await tx.query(
-          `SELECT (SELECT min(t) FROM dataset_rows WHERE dataset = $1) AS first_t,
-                  (SELECT max(t) FROM dataset_rows WHERE dataset = $1) AS last_t`,
-          [dataset],
-        );
-        firstT = optStr(span.rows[0]?.first_t);
-        lastT = optStr(span.rows[0]?.last_t);
+        const firstT = optStr(span?.rows[0]?.first_t);
+        const lastT = optStr(span?.rows[0]?.last_t);
         await tx.query(
           `UPDATE import_runs SET rows_read = greatest(rows_read, $2), rows_inserted = $2, first_t = $3, last_t = $4,
              outcome = 'swapped', swapped_at = $5 WHERE id = $1`,
@@ -139,10 +149,6 @@ export class PgLoads {
       await tx.query('SELECT pg_notify($1, $2)', [LOADED_CHANNEL, dataset]);
       return true;
     });
-    // Without statistics on the new rows the planner reads a page by sorting every row of the dataset
-    // (bitmap scan + top-N sort: 0.5 ms for 900 rows, growing with the dataset) instead of walking
-    // dataset_rows_time backwards (0.04 ms) until autovacuum gets round to it, up to a minute later.
-    if (loaded) await this.#db.q('ANALYZE dataset_rows').catch(() => {});
     return loaded;
   }
 
@@ -256,13 +262,17 @@ export class PgLoads {
       const dataset = str(row.dataset);
       const layout = this.layoutOf(dataset);
       if (optStr(row.entity_fields) === layoutText(layout)) continue;
-      await this.#db.tx(async (tx) => {
+      const table = await this.#db.tx(async (tx) => {
         await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
-        await rekey(tx, dataset, layout);
+        const table = await partitionOf(tx, dataset);
+        await rekey(tx, dataset, table, layout);
+        const slots = Math.min(layout.length, entityKeyColumns.length);
+        if (table !== null) for (const statement of keyIndexes(table, slots)) await tx.query(statement);
+        return table;
       });
+      if (table !== null) await this.#db.q(`ANALYZE ${table}`).catch(() => {});
       rekeyed.push(dataset);
     }
-    if (rekeyed.length > 0) await this.#db.q('ANALYZE dataset_rows').catch(() => {});
     return { rekeyed };
   }
 
@@ -288,15 +298,20 @@ export class PgLoads {
     csvColumns?: readonly string[],
     options: { naturalKey?: readonly string[] } = {},
   ): Promise<ImportRun> {
+    const layout = this.layoutOf(dataset);
+    const slots = Math.min(layout.length, entityKeyColumns.length);
+    await ensurePartition(this.#db, dataset, slots);
+    let table = '';
     const recorded = await this.#recorded(this.#startRun(dataset, run), async (tx, started) => {
       const runId = started as number;
       // One loader per dataset at a time across every node, as loadRows.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`dataset:${dataset}`]);
-      const layout = this.layoutOf(dataset);
-      const before = await prepareUpsert(tx, dataset, layout, options.naturalKey);
-      const top = await tx.query('SELECT COALESCE(max(id), 0) AS id FROM dataset_rows WHERE dataset = $1', [
-        dataset,
-      ]);
+      // Into the partition itself, its own natural-key index the ON CONFLICT arbiter (partitions.ts).
+      table = (await partitionOf(tx, dataset)) ?? '';
+      if (table === '') throw new Error(`dataset ${dataset} has no partition to upsert into`);
+      const before = await prepareUpsert(tx, { dataset, table }, layout, options.naturalKey);
+      for (const statement of keyIndexes(table, slots)) await tx.query(statement);
+      const top = await tx.query(`SELECT COALESCE(max(id), 0) AS id FROM ${table}`);
       let base = num((top.rows[0] as DbRow).id);
       // $1..$7 are the statement's own; the key expressions bind the field names after them.
       const keyValues: unknown[] = [null, null, null, null, null, null, null];
@@ -320,6 +335,7 @@ export class PgLoads {
           }
           const tally = await upsertSlice(tx, slice, {
             dataset,
+            table,
             timeField,
             runId,
             base,
@@ -332,7 +348,7 @@ export class PgLoads {
           base += tally.stored;
         }
       }
-      const total = await tx.query('SELECT count(*) AS n FROM dataset_rows WHERE dataset = $1', [dataset]);
+      const total = await tx.query(`SELECT count(*) AS n FROM ${table}`);
       await tx.query(
         `INSERT INTO dataset_sources (dataset, source, row_count, loaded_at, csv_columns, entity_fields)
          VALUES ($1, 'import', $2, $3, $4, $5)
@@ -356,7 +372,7 @@ export class PgLoads {
       await tx.query('SELECT pg_notify($1, $2)', [LOADED_CHANNEL, dataset]);
       return importRunFrom(done.rows[0] as DbRow);
     });
-    await this.#db.q('ANALYZE dataset_rows').catch(() => {});
+    await this.#db.q(`ANALYZE ${table}`).catch(() => {});
     return recorded;
   }
 

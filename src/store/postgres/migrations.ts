@@ -727,4 +727,57 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
       DROP INDEX IF EXISTS usage_events_key;
     `,
   },
+  {
+    version: 18,
+    name: 'dataset rows partitioned by dataset',
+    // One partition per dataset (partitions.ts): a large dataset's indexes no longer slow a small one's,
+    // and a replacing load builds a new partition's indexes after its COPY, then swaps it in. The
+    // indexes here are those partitionIndexes builds, for all twelve key columns as before. Key columns
+    // compare bytewise ("C"): equality is the same, and their index builds sort about a tenth faster.
+    // Moving a large store's rows takes minutes: no statement timeout for it.
+    sql: `
+      SET LOCAL statement_timeout = 0;
+      SET LOCAL maintenance_work_mem = '1GB';
+      ALTER TABLE dataset_rows RENAME TO dataset_rows_unpartitioned;
+      CREATE TABLE dataset_rows (
+        dataset text COLLATE "C" NOT NULL, id integer NOT NULL, t text COLLATE "C" NOT NULL, data json NOT NULL,
+        csv text, nk text COLLATE "C", import_id bigint,
+        k1 text COLLATE "C", k2 text COLLATE "C", k3 text COLLATE "C", k4 text COLLATE "C", k5 text COLLATE "C", k6 text COLLATE "C",
+        k7 text COLLATE "C", k8 text COLLATE "C", k9 text COLLATE "C", k10 text COLLATE "C", k11 text COLLATE "C", k12 text COLLATE "C"
+      ) PARTITION BY LIST (dataset);
+      CREATE TABLE dataset_partitions (dataset text COLLATE "C" PRIMARY KEY, relname text NOT NULL);
+      CREATE SEQUENCE dataset_partition_seq;
+      DO $$
+      DECLARE
+        d text;
+        rel text;
+      BEGIN
+        FOR d IN SELECT DISTINCT dataset FROM dataset_rows_unpartitioned LOOP
+          rel := 'dataset_rows_p' || nextval('dataset_partition_seq');
+          EXECUTE format('CREATE TABLE %I (LIKE dataset_rows, CONSTRAINT %I CHECK (dataset = %L))', rel, rel || '_dataset', d);
+          EXECUTE format('INSERT INTO %I SELECT dataset, id, t, data, csv, nk, import_id, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12
+            FROM dataset_rows_unpartitioned WHERE dataset = %L', rel, d);
+          EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I PRIMARY KEY (id)', rel, rel || '_pkey');
+          EXECUTE format('CREATE INDEX %I ON %I (t, id)', rel || '_time', rel);
+          EXECUTE format('CREATE UNIQUE INDEX %I ON %I (nk) WHERE nk IS NOT NULL', rel || '_nk', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k1, t, id) WHERE k1 IS NOT NULL', rel || '_k1', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k2, t, id) WHERE k2 IS NOT NULL', rel || '_k2', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k3, t, id) WHERE k3 IS NOT NULL', rel || '_k3', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k4, t, id) WHERE k4 IS NOT NULL', rel || '_k4', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k5, t, id) WHERE k5 IS NOT NULL', rel || '_k5', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k6, t, id) WHERE k6 IS NOT NULL', rel || '_k6', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k7, t, id) WHERE k7 IS NOT NULL', rel || '_k7', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k8, t, id) WHERE k8 IS NOT NULL', rel || '_k8', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k9, t, id) WHERE k9 IS NOT NULL', rel || '_k9', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k10, t, id) WHERE k10 IS NOT NULL', rel || '_k10', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k11, t, id) WHERE k11 IS NOT NULL', rel || '_k11', rel);
+          EXECUTE format('CREATE INDEX %I ON %I (k12, t, id) WHERE k12 IS NOT NULL', rel || '_k12', rel);
+          EXECUTE format('ALTER TABLE dataset_rows ATTACH PARTITION %I FOR VALUES IN (%L)', rel, d);
+          INSERT INTO dataset_partitions (dataset, relname) VALUES (d, rel);
+        END LOOP;
+      END
+      $$;
+      DROP TABLE dataset_rows_unpartitioned;
+    `,
+  },
 ];

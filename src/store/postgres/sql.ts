@@ -13,10 +13,12 @@ export const LOADED_CHANNEL = 'tmd_dataset_loaded';
 /** Rows per INSERT of a load: one statement's arrays stay a few MB. */
 export const LOAD_BATCH_ROWS = 5000;
 
-/** A cell in COPY's text format: \N for null; backslash, tab and line ends escaped. */
-export function copyCell(value: string | number | null): string {
-  if (value === null) return '\\N';
-  return String(value).replace(/[\\\t\n\r]/g, (c) =>
+const COPY_SPECIAL = /[\\\t\n\r]/;
+
+/** Text as a cell in COPY's text format: backslash, tab and line ends escaped (most text has none). */
+export function copyText(value: string): string {
+  if (!COPY_SPECIAL.test(value)) return value;
+  return value.replace(/[\\\t\n\r]/g, (c) =>
     c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
   );
 }
@@ -73,17 +75,23 @@ export function keyExprs(json: string, entityFields: readonly string[], values: 
   });
 }
 
-/** Sets a dataset's key columns for `entityFields` from its stored rows. */
+/**
+ * Sets a dataset's key columns for `entityFields` from its stored rows in `table` (its partition, null
+ * when it has none); the caller gives the partition the key indexes of the layout (keyIndexes).
+ */
 export async function rekey(
   tx: pg.PoolClient,
   dataset: string,
+  table: string | null,
   entityFields: readonly string[],
 ): Promise<void> {
-  const values: unknown[] = [dataset];
-  const sets = keyExprs('data', entityFields, values).map(
-    (expr, slot) => `${entityKeyColumns[slot]} = ${expr}`,
-  );
-  await tx.query(`UPDATE dataset_rows SET ${sets.join(', ')} WHERE dataset = $1`, values);
+  if (table !== null) {
+    const values: unknown[] = [];
+    const sets = keyExprs('data', entityFields, values).map(
+      (expr, slot) => `${entityKeyColumns[slot]} = ${expr}`,
+    );
+    await tx.query(`UPDATE ${table} SET ${sets.join(', ')}`, values);
+  }
   await tx.query('UPDATE dataset_sources SET entity_fields = $2 WHERE dataset = $1', [
     dataset,
     layoutText(entityFields),

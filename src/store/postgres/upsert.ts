@@ -12,7 +12,7 @@ import { bindOf, rekey } from './sql.ts';
  */
 export async function prepareUpsert(
   tx: pg.PoolClient,
-  dataset: string,
+  { dataset, table }: { dataset: string; table: string },
   layout: readonly string[],
   naturalKey: readonly string[] | undefined,
 ): Promise<DbRow | undefined> {
@@ -21,31 +21,32 @@ export async function prepareUpsert(
     [dataset],
   );
   const before = present.rows[0] as DbRow | undefined;
-  if (before && str(before.source) === 'sample')
-    await tx.query('DELETE FROM dataset_rows WHERE dataset = $1', [dataset]);
-  else if (before && optStr(before.entity_fields) !== layoutText(layout)) await rekey(tx, dataset, layout);
+  if (before && str(before.source) === 'sample') await tx.query(`DELETE FROM ${table}`);
+  else if (before && optStr(before.entity_fields) !== layoutText(layout))
+    await rekey(tx, dataset, table, layout);
   if (before && str(before.source) === 'import' && naturalKey) {
     // Rows a replacing load wrote have no natural key yet: given one here, once (a key two of them
     // share stays on the first), so that this import replaces them rather than adding them again.
     const values: unknown[] = [dataset];
     const parts = naturalKey.map((f) => `coalesce((data -> ${bindOf(values, f)})::text, 'null')`);
     await tx.query(
-      `UPDATE dataset_rows r SET nk = x.nk
+      `UPDATE ${table} r SET nk = x.nk
          FROM (SELECT DISTINCT ON (k.nk) k.t, k.id, k.nk
                  FROM (SELECT t, id, 'g:[' || concat_ws(',', ${parts.join(', ')}) || ']' AS nk
-                         FROM dataset_rows WHERE dataset = $1 AND nk IS NULL) k
-                WHERE NOT EXISTS (SELECT 1 FROM dataset_rows e WHERE e.dataset = $1 AND e.nk = k.nk)
+                         FROM ${table} WHERE dataset = $1 AND nk IS NULL) k
+                WHERE NOT EXISTS (SELECT 1 FROM ${table} e WHERE e.nk = k.nk)
                 ORDER BY k.nk, k.id) x
-        WHERE r.dataset = $1 AND r.t = x.t AND r.id = x.id`,
+        WHERE r.id = x.id`,
       values,
     );
   }
   return before;
 }
 
-/** Where an upsert writes: its dataset, run, first new id, and the key expressions of its layout. */
+/** Where an upsert writes: its dataset and partition, run, first new id, and the key expressions of its layout. */
 export interface UpsertTarget {
   dataset: string;
+  table: string;
   timeField: string;
   runId: number;
   base: number;
@@ -63,14 +64,14 @@ export async function upsertSlice(
   slice: readonly KeyedRow[],
   target: UpsertTarget,
 ): Promise<{ written: number; replaced: number; stored: number }> {
-  const { dataset, timeField, runId, base, csvColumns } = target;
+  const { dataset, table, timeField, runId, base, csvColumns } = target;
   let written = 0;
   let replaced = 0;
   // What the keys hold now: a key an earlier batch of this import wrote is written again, not
   // counted again; a row stored with the same values is left as it is (its provenance kept).
   const present = await tx.query(
-    'SELECT nk, import_id, data::text AS d FROM dataset_rows WHERE dataset = $1 AND nk = ANY($2::text[])',
-    [dataset, slice.map(({ key }) => key)],
+    `SELECT nk, import_id, data::text AS d FROM ${table} WHERE nk = ANY($1::text[])`,
+    [slice.map(({ key }) => key)],
   );
   const stored = new Map(present.rows.map((r) => [str(r.nk), r]));
   const changing = slice.filter(({ key, row }) => {
@@ -88,11 +89,11 @@ export async function upsertSlice(
   if (changing.length === 0) return { written, replaced, stored: 0 };
   // A replaced row keeps its id; new ones take ids after the dataset's last.
   await tx.query(
-    `INSERT INTO dataset_rows (dataset, id, t, data, csv, nk, import_id, ${entityKeyColumns.join(', ')})
+    `INSERT INTO ${table} (dataset, id, t, data, csv, nk, import_id, ${entityKeyColumns.join(', ')})
      SELECT $1, $2 + x.n, x.t, x.j, x.c, x.k, $3, ${target.keys.join(', ')}
        FROM (SELECT u.t, u.d::json AS j, u.c, u.k, u.n
                FROM unnest($4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS u(t, d, c, k, n)) x
-     ON CONFLICT (dataset, nk) WHERE nk IS NOT NULL
+     ON CONFLICT (nk) WHERE nk IS NOT NULL
      DO UPDATE SET t = excluded.t, data = excluded.data, csv = excluded.csv, import_id = excluded.import_id,
        ${entityKeyColumns.map((k) => `${k} = excluded.${k}`).join(', ')}`,
     [
