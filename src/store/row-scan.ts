@@ -1,10 +1,10 @@
 /**
  * How a page of dataset rows is found, shared by the SQL adapters: which index a read walks and what it
  * checks row by row. Each dataset's entity fields (from the catalog, in its order) are stored as typed
- * key columns k1..k12 beside the row, each with its own index ((dataset, kN, t, id) on SQLite, (kN, t, id) in the dataset's own
- * partition on PostgreSQL); a read for one or
- * several entities walks those indexes in the read's order and stops after the page. A filter no index
- * serves is checked on at most SCAN_CAP stored rows per read; the page then says where the scan stopped.
+ * key columns k1..k12 beside the row, each with its own index: (dataset, kN, t, id) on SQLite, (kN, t,
+ * id) in the dataset's own partition on PostgreSQL. A read for one or several entities walks those
+ * indexes in the read's order and stops after the page. A filter no index serves is checked on at most
+ * SCAN_CAP stored rows per read; the page then says where the scan stopped.
  */
 import type { RowQuery } from '../catalog/types.ts';
 import { serviceUnavailable } from '../errors.ts';
