@@ -1,7 +1,7 @@
 /** convertCell: a cell as its field's type, or the exact reason it is not one. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { convertCell } from '../../../src/catalog/import/cells.ts';
+import { convertCell, isRealDate } from '../../../src/catalog/import/cells.ts';
 import type { FieldDef, FieldType } from '../../../src/catalog/types.ts';
 
 const field = (type: FieldType): FieldDef => ({ name: 'x', type, description: 'x' });
@@ -58,4 +58,24 @@ test('dates must be real days; date-times carry a zone and are stored in UTC to 
   assert.deepEqual(convert('datetime', '2024-03-01T09:30:00.5Z'), {
     error: '"2024-03-01T09:30:00.5Z" has a fraction of a second; times are stored to the second',
   });
+});
+
+test('a date is real exactly when a Date round trip gives it back (every day of 1899-2101, and near misses)', () => {
+  const byDate = (text: string) => {
+    const [y, m, d] = text.split('-').map(Number) as [number, number, number];
+    return new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10) === text;
+  };
+  const pad = (n: number, width: number) => String(n).padStart(width, '0');
+  let checked = 0;
+  for (let year = 1899; year <= 2101; year++)
+    for (let month = 0; month <= 13; month++)
+      for (let day = 0; day <= 32; day++) {
+        const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
+        assert.equal(isRealDate(text), byDate(text), text);
+        checked++;
+      }
+  assert.equal(checked, 203 * 14 * 33);
+  for (const text of ['0050-01-01', '0099-12-31', '2024-1-01', '2024-01-01T00:00:00Z', ' 2024-01-01'])
+    assert.equal(isRealDate(text), false, text);
+  assert.equal(isRealDate('0100-03-01'), true);
 });
