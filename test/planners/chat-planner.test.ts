@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { AnalysisSpec } from '../src/domain/analysis/spec.ts';
-import { balanceOf, freshIp, operatorAccount } from './helpers/operator.ts';
-import { assertLedgerBalanced, bearer, startServer, type TestServer } from './helpers/server.ts';
+import type { AnalysisSpec } from '../../src/domain/analysis/spec.ts';
+import { balanceOf, freshIp, operatorAccount } from '../helpers/operator.ts';
+import { assertLedgerBalanced, bearer, startServer, type TestServer } from '../helpers/server.ts';
 
 interface Reply {
   content?: string | null;

@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Catalog } from '../src/catalog/catalog.ts';
-import { loadCatalogFile } from '../src/catalog/catalog-file.ts';
-import { BuiltInPlanner } from '../src/domain/analysis/built-in-planner.ts';
-import { checkSpec } from '../src/domain/analysis/check.ts';
-import type { PlannerTools, PlanOutcome } from '../src/domain/analysis/planner.ts';
-import { declineOf } from '../src/domain/analysis/scope.ts';
-import type { AnalysisSpec } from '../src/domain/analysis/spec.ts';
-import { analysisSpec } from '../src/domain/analysis/spec.ts';
+import { Catalog } from '../../../src/catalog/catalog.ts';
+import { loadCatalogFile } from '../../../src/catalog/catalog-file.ts';
+import { BuiltInPlanner } from '../../../src/domain/analysis/built-in-planner.ts';
+import { checkSpec } from '../../../src/domain/analysis/check.ts';
+import type { PlannerTools, PlanOutcome } from '../../../src/domain/analysis/planner.ts';
+import { declineOf } from '../../../src/domain/analysis/scope.ts';
+import type { AnalysisSpec } from '../../../src/domain/analysis/spec.ts';
+import { analysisSpec } from '../../../src/domain/analysis/spec.ts';
 
 const catalog = new Catalog(loadCatalogFile('config/catalog.json').datasets, {
   listCostOf: () => 2,

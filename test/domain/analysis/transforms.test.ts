@@ -28,7 +28,7 @@ import {
   TransformError,
   twosTens,
   yoy,
-} from '../src/domain/analysis/transforms.ts';
+} from '../../../src/domain/analysis/transforms.ts';
 
 const days = (n: number, from = '2024-01-01'): string[] =>
   Array.from({ length: n }, (_, i) =>
