@@ -94,38 +94,38 @@ const spec: AnalysisSpec = {
 
 const MODEL_KEY = 'sk-operator-model-key-0123456789';
 
-describe('the chat-completions planner', () => {
-  let model: ScriptedModel;
-  let server: TestServer;
-  before(async () => {
-    model = new ScriptedModel();
-    const url = await model.listen();
-    server = await startServer({
-      env: { ASSISTANT_URL: url, ASSISTANT_MODEL: 'scripted', ASSISTANT_API_KEY: MODEL_KEY },
-    });
+let model: ScriptedModel;
+let server: TestServer;
+before(async () => {
+  model = new ScriptedModel();
+  const url = await model.listen();
+  server = await startServer({
+    env: { ASSISTANT_URL: url, ASSISTANT_MODEL: 'scripted', ASSISTANT_API_KEY: MODEL_KEY },
   });
-  // Every balance equals the sum of its entries after every scenario.
-  afterEach(() => assertLedgerBalanced(server));
-  after(async () => {
-    await assertLedgerBalanced(server);
-    await server.close();
-    await new Promise((resolve) => model.server.close(resolve));
+});
+// Every balance equals the sum of its entries after every scenario.
+afterEach(() => assertLedgerBalanced(server));
+after(async () => {
+  await assertLedgerBalanced(server);
+  await server.close();
+  await new Promise((resolve) => model.server.close(resolve));
+});
+
+async function workbench(tokens?: number) {
+  const account =
+    tokens === undefined
+      ? await operatorAccount(server, { pkg: 'workbench' })
+      : await operatorAccount(server, { tokens });
+  if (tokens !== undefined) await server.deps.store.updateAccount(account.id, { packageId: 'workbench' });
+  const login = await server.request('POST', '/api/v1/auth/login', {
+    body: { email: account.email, password: account.password, client: 'terminal' },
+    headers: { 'x-forwarded-for': freshIp() },
   });
+  assert.equal(login.status, 200, login.text);
+  return { ...account, terminal: login.json.token as string };
+}
 
-  async function workbench(tokens?: number) {
-    const account =
-      tokens === undefined
-        ? await operatorAccount(server, { pkg: 'workbench' })
-        : await operatorAccount(server, { tokens });
-    if (tokens !== undefined) await server.deps.store.updateAccount(account.id, { packageId: 'workbench' });
-    const login = await server.request('POST', '/api/v1/auth/login', {
-      body: { email: account.email, password: account.password, client: 'terminal' },
-      headers: { 'x-forwarded-for': freshIp() },
-    });
-    assert.equal(login.status, 200, login.text);
-    return { ...account, terminal: login.json.token as string };
-  }
-
+describe('the chat-completions planner completes', () => {
   test('completes: describes, corrects a malformed call, reads and runs, every read metered', async () => {
     const wb = await workbench();
     model.requests = [];
@@ -213,7 +213,9 @@ describe('the chat-completions planner', () => {
       ['search_datasets', 'describe_dataset', 'estimate_cost', 'read_dataset', 'run_analysis', 'ask_user'],
     );
   });
+});
 
+describe('the chat-completions planner refuses', () => {
   test('refuses a dataset the user may not read, and one the wallet cannot pay: nothing charged', async () => {
     const wb = await workbench(3);
     model.requests = [];
@@ -261,7 +263,9 @@ describe('the chat-completions planner', () => {
     assert.equal(await balanceOf(server, wb.terminal), '3');
     assert.deepEqual(await server.deps.store.listUsage({ accountId: wb.id }, null, 10), []);
   });
+});
 
+describe('a model that does not settle', () => {
   test('a model that never settles is stopped after 8 turns and asks the user to rephrase', async () => {
     const wb = await workbench();
     model.script = Array.from({ length: 8 }, () => ({
@@ -315,7 +319,9 @@ describe('the chat-completions planner', () => {
     );
     assert.equal(await server.deps.store.countAnalysisRuns(wb.id, 0), 0);
   });
+});
 
+describe('a model that fails', () => {
   test('a model that cannot answer is a 503 with Retry-After; nothing is charged', async () => {
     const wb = await workbench();
     model.script = [];

@@ -22,25 +22,25 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 
 const FAIR_USE = { runs_per_day: 100, reads_per_run: 20, reuse_minutes: 15, confirm_above_tokens: 50 };
 
-describe('the views of the Workbench', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(() => server.close());
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(() => server.close());
 
-  const workbench = () => server.deps.analyses;
-  const pricing = () => server.deps.pricing;
-  const nowIso = () => new Date(server.clock.now()).toISOString();
-  const readOf = (series: string, symbol: string) => ({
-    series,
-    dataset: 'stocks/prices',
-    entity: { symbol },
-    field: 'close',
-    token_cost: '2',
-    tokens_burned: '2',
-  });
+const workbench = () => server.deps.analyses;
+const pricing = () => server.deps.pricing;
+const nowIso = () => new Date(server.clock.now()).toISOString();
+const readOf = (series: string, symbol: string) => ({
+  series,
+  dataset: 'stocks/prices',
+  entity: { symbol },
+  field: 'close',
+  token_cost: '2',
+  tokens_burned: '2',
+});
 
+describe('saved analyses and estimates', () => {
   test('a saved analysis: its spec as saved, times as ISO 8601', async () => {
     const { caller } = await testCaller(server, { pkg: 'workbench' });
     const saved = await workbench().library.create(caller, { name: 'two closes', spec: compare });
@@ -85,7 +85,9 @@ describe('the views of the Workbench', () => {
     assert.equal(refused.balance_after, '3');
     assert.equal(runEstimateOut.safeParse(refused).success, true);
   });
+});
 
+describe('runs', () => {
   test('a run and its reuse: reads with their request ids, what was burned, the result reused', async () => {
     const { caller } = await testCaller(server, { tokens: 10, pkg: 'workbench' });
     const saved = await workbench().library.create(caller, { name: 'run me', spec: compare });
@@ -127,7 +129,9 @@ describe('the views of the Workbench', () => {
     assert.equal(again.cost_eur, '0');
     assert.deepEqual(runResultOut.parse(again), again);
   });
+});
 
+describe("the assistant's answers", () => {
   test('an answered question: the analysis, its run and everything the question burned', async () => {
     const { caller } = await testCaller(server, { tokens: 10, pkg: 'workbench' });
     const answer = await workbench().assistant.ask(caller, 'vq-1', 'compare AAPL and MSFT closes');

@@ -155,7 +155,9 @@ describe('an analysis the catalog cannot run', () => {
       ],
     });
   });
+});
 
+describe('steps and outputs the catalog cannot run', () => {
   test('steps and outputs given the wrong kind of value, or a name nothing defines', () => {
     const spec: AnalysisSpec = {
       series: [aapl],

@@ -97,7 +97,9 @@ describe('steps', () => {
       },
     });
   });
+});
 
+describe('steps that cannot run', () => {
   test('a step that cannot run is reported, and the steps and outputs needing it are skipped', () => {
     const zero = new Map([['z', series('z', [0, 1, 2])]]);
     const { values, problems, outputs } = run(
