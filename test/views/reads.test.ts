@@ -3,12 +3,14 @@
  * entry; the envelope passes its own schema; an import run as clients see it.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import type { MeteredRead, ReadCost, ReadResult } from '../../src/domain/reads.ts';
+import { after, before, describe, test } from 'node:test';
+import { type MeteredRead, type ReadCost, type ReadResult, readRequestFrom } from '../../src/domain/reads.ts';
 import type { ImportRun } from '../../src/store/port.ts';
 import { readCostView } from '../../src/views/cost.ts';
 import { presentImportRun, readEnvelope, readMeta } from '../../src/views/reads.ts';
+import { testCaller } from '../domain/harness.ts';
 import { tinyCatalog } from '../domain/support.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
 
 // Read through an alias: `dataset` is the key asked for, `canonical_key` the dataset's own.
 const entry = tinyCatalog().resolve('research/prices');
@@ -133,4 +135,48 @@ describe('readMeta', () => {
 test('presentImportRun: an import run as clients see it; no attribution is null', () => {
   assert.deepEqual(presentImportRun(run), runView);
   assert.equal(presentImportRun({ ...run, attribution: null }).attribution, null);
+});
+
+describe('the meta of a real metered read', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  test('a sample page of stocks/prices, charged 2 tokens: its meta passes the envelope schema', async () => {
+    const { caller } = await testCaller(server, { tokens: 10 });
+    const params = readRequestFrom({ filters: { symbol: 'AAPL' }, limit: 3, fields: 'date,close' });
+    const read = await server.deps.reads.read(caller, 'views-read-1', 'stocks/prices', params);
+    const meta = readMeta(read, readCostView(read.cost));
+    assert.deepEqual(
+      { ...meta, next_cursor: null, as_of: null },
+      {
+        dataset: 'stocks/prices',
+        canonical_key: 'stocks/prices',
+        count: 3,
+        next_cursor: null,
+        examined: meta.examined,
+        fields: ['date', 'close'],
+        time_field: 'date',
+        sample: true,
+        notice: 'Generated sample data, not real observations.',
+        source: { kind: 'sample', imports: [] },
+        as_of: null,
+        cost: {
+          list_cost: '2',
+          token_cost: '2',
+          tokens_burned: '2',
+          credits_remaining: '8',
+          outcome: 'charged',
+        },
+      },
+    );
+    assert.equal(typeof meta.next_cursor, 'string');
+    assert.match(meta.as_of ?? '', /^\d{4}-\d{2}-\d{2}/);
+    assert.ok(meta.examined >= 3, `examined ${meta.examined}`);
+    const data = (read.value.rows ?? []).map((row) => JSON.parse(row.json) as Record<string, unknown>);
+    assert.equal(data.length, 3);
+    assert.equal(readEnvelope.safeParse({ data, meta }).success, true);
+  });
 });
