@@ -54,7 +54,8 @@ export const TRADER_CLASSES: {
 
 /** Everyday names of COT markets, matched before the catalog's own names. */
 export const MARKET_WORDS: [RegExp, string][] = [
-  [/\b(crude( oil)?|wti|oil)\b/, 'WTI-PHYSICAL'],
+  // A bare "oil" is crude, but not the oil of soybean oil or heating oil: the first match wins.
+  [/\b(crude( oil)?|wti|(?<!(soybean|heating) )oil)\b/, 'WTI-PHYSICAL'],
   [/\bnat(ural)? gas\b/, 'NAT GAS NYME'],
   [/\bs ?& ?p( ?500)?\b|\bsp ?500\b|\be-?mini s&p\b/, 'E-MINI S&P 500'],
   [/\bnasdaq\b/, 'NASDAQ MINI'],

@@ -61,11 +61,13 @@ describe('the words of stocks and COT reports', () => {
     assert.equal(marketOf('gold'), null);
   });
 
-  test('soybean oil and meal are not soybeans; a bare "oil" also matches crude', () => {
-    // The planner takes the first match in table order, so the crude entry comes first for "... oil".
-    assert.deepEqual(marketsOf('soybean oil'), ['WTI-PHYSICAL', 'SOYBEAN OIL']);
+  test('soybean oil and meal are not soybeans, and neither they nor heating oil are crude', () => {
+    // The planner takes the first match in table order: each oil must match its own market only.
+    assert.deepEqual(marketsOf('soybean oil'), ['SOYBEAN OIL']);
     assert.deepEqual(marketsOf('soybean meal'), ['SOYBEAN MEAL']);
-    assert.deepEqual(marketsOf('heating oil'), ['WTI-PHYSICAL', 'NY HARBOR ULSD']);
+    assert.deepEqual(marketsOf('heating oil'), ['NY HARBOR ULSD']);
+    assert.deepEqual(marketsOf('net speculators in oil'), ['WTI-PHYSICAL']);
+    assert.equal(marketOf('net managed money in heating oil'), 'NY HARBOR ULSD');
   });
 });
 
