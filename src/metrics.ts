@@ -29,7 +29,7 @@ export interface PoolStats {
 
 /**
  * prom-client renames a counter in place when it renders OpenMetrics (`x_total` becomes family `x`), so
- * each exposition has a registry and metric objects of its own; every update goes to both.
+ * each exposition has a registry and counters and gauges of its own; every update goes to both.
  */
 class Twin<T> {
   readonly parts: [T, T];
@@ -51,12 +51,13 @@ export class Metrics {
   readonly #registries: readonly [AnyRegistry, AnyRegistry];
   #poolStats: (() => PoolStats) | null = null;
 
-  readonly #httpDuration: Twin<client.Histogram<'route' | 'method' | 'status_class'>>;
+  /** Histograms render alike in both expositions: one object each, registered in both. */
+  readonly #httpDuration: client.Histogram<'route' | 'method' | 'status_class'>;
   readonly #reads: Twin<client.Counter<'channel' | 'cost_class'>>;
   readonly #tokensBurned: Twin<client.Counter<'channel' | 'cost_class'>>;
   readonly #refusals: Twin<client.Counter<'code'>>;
-  readonly #debitDuration: Twin<client.Histogram>;
-  readonly #admissionDuration: Twin<client.Histogram>;
+  readonly #debitDuration: client.Histogram;
+  readonly #admissionDuration: client.Histogram;
   /** Per collector source: when it last succeeded, rows it wrote, runs that failed (set in the constructor). */
   readonly collected: (run: {
     source: string;
@@ -70,16 +71,13 @@ export class Metrics {
     this.#openMetrics.setContentType(client.openMetricsContentType);
     this.#registries = [this.#prometheus, this.#openMetrics];
     for (const register of this.#registries) client.collectDefaultMetrics({ register });
-    this.#httpDuration = this.#twin(
-      (register) =>
-        new client.Histogram({
-          name: 'tmd_http_request_duration_seconds',
-          help: 'HTTP requests by route pattern, method and status class, from arrival to the response handed on',
-          labelNames: ['route', 'method', 'status_class'],
-          buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-          registers: [register],
-        }),
-    );
+    this.#httpDuration = new client.Histogram({
+      name: 'tmd_http_request_duration_seconds',
+      help: 'HTTP requests by route pattern, method and status class, from arrival to the response handed on',
+      labelNames: ['route', 'method', 'status_class'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [...this.#registries],
+    });
     this.#reads = this.#twin(
       (register) =>
         new client.Counter({
@@ -107,24 +105,18 @@ export class Metrics {
           registers: [register],
         }),
     );
-    this.#debitDuration = this.#twin(
-      (register) =>
-        new client.Histogram({
-          name: 'tmd_ledger_debit_duration_seconds',
-          help: 'Time to commit a debit (or a zero-burn usage record) in the ledger',
-          buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-          registers: [register],
-        }),
-    );
-    this.#admissionDuration = this.#twin(
-      (register) =>
-        new client.Histogram({
-          name: 'tmd_limiter_admission_duration_seconds',
-          help: 'Time the limiter takes to admit or refuse a request (a Redis round trip, or in process)',
-          buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-          registers: [register],
-        }),
-    );
+    this.#debitDuration = new client.Histogram({
+      name: 'tmd_ledger_debit_duration_seconds',
+      help: 'Time to commit a debit (or a zero-burn usage record) in the ledger',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [...this.#registries],
+    });
+    this.#admissionDuration = new client.Histogram({
+      name: 'tmd_limiter_admission_duration_seconds',
+      help: 'Time the limiter takes to admit or refuse a request (a Redis round trip, or in process)',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [...this.#registries],
+    });
     const poolStats = () => this.#poolStats?.() ?? { total: 0, idle: 0, waiting: 0 };
     this.#twin(
       (register) =>
@@ -202,7 +194,7 @@ export class Metrics {
 
   /** One HTTP request, when its response has been handed on. */
   request(labels: Labels<'route' | 'method' | 'status_class'>, seconds: number): void {
-    this.#httpDuration.each((h) => h.observe(labels, seconds));
+    this.#httpDuration.observe(labels, seconds);
   }
 
   /** One request answered with a problem. */
@@ -224,7 +216,7 @@ export class Metrics {
         this.#tokensBurned.each((c) => c.inc(labels, Number(burnedMicros) / MICROS_PER_TOKEN));
       }
     },
-    debited: (seconds) => this.#debitDuration.each((h) => h.observe(seconds)),
+    debited: (seconds) => this.#debitDuration.observe(seconds),
   };
 
   /** The limiter with its admissions timed. */
@@ -239,7 +231,7 @@ export class Metrics {
               return await target.admit(request);
             } finally {
               const seconds = (performance.now() - started) / 1000;
-              admissionDuration.each((h) => h.observe(seconds));
+              admissionDuration.observe(seconds);
             }
           };
         }

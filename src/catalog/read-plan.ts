@@ -138,6 +138,10 @@ const HMAC_BLOCK = 64;
 /** The first instant after every bound a read can name (10000-01-01T00:00:00Z). */
 const END_OF_TIME = Date.UTC(10000, 0, 1);
 
+/** Cursors kept by CursorCodec.encode, and the longest fingerprint it keeps one for (a few KB in all). */
+const MAX_CACHED_CURSORS = 1024;
+const MAX_CACHED_FINGERPRINT = 256;
+
 /**
  * Cursors are signed and bound to their query: the MAC covers the position and the query's fingerprint,
  * so a forged cursor and a cursor reused with other filters are both refused.
@@ -146,6 +150,11 @@ export class CursorCodec {
   /** The key XORed with HMAC's inner and outer pads (RFC 2104), computed once. */
   readonly #inner: Buffer;
   readonly #outer: Buffer;
+  /**
+   * Cursors encoded lately, by query and position: the same page read again (a busy first page) ends
+   * at the same row, and its cursor is the same string. Emptied when full; short fingerprints only.
+   */
+  readonly #encoded = new Map<string, string>();
 
   constructor(secret: Buffer) {
     // HMAC-SHA-256 as RFC 2104 defines it, over two one-shot hashes: createHmac builds a stream and an
@@ -166,8 +175,17 @@ export class CursorCodec {
   }
 
   encode(fingerprint: string, position: { t: string; id: number }): string {
+    const key =
+      fingerprint.length <= MAX_CACHED_FINGERPRINT ? `${position.id}\n${position.t}\n${fingerprint}` : null;
+    const known = key === null ? undefined : this.#encoded.get(key);
+    if (known !== undefined) return known;
     const payload = Buffer.from(JSON.stringify([position.t, position.id])).toString('base64url');
-    return `${payload}.${this.#mac(payload, fingerprint).toString('base64url')}`;
+    const cursor = `${payload}.${this.#mac(payload, fingerprint).toString('base64url')}`;
+    if (key !== null) {
+      if (this.#encoded.size >= MAX_CACHED_CURSORS) this.#encoded.clear();
+      this.#encoded.set(key, cursor);
+    }
+    return cursor;
   }
 
   decode(cursor: string, fingerprint: string): { t: string; id: number } {

@@ -49,12 +49,17 @@ function openDatabase(path: string): DatabaseSync {
   return db;
 }
 
+type CachedStatement = { statement: StatementSync; used: number };
+
 type Queued = { work: () => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
 export class SqliteDb {
   readonly raw: DatabaseSync;
   readonly path: string;
-  readonly #statements = new Map<string, StatementSync>();
+  /** Prepared statements by SQL: those returning objects, and those returning arrays (see stmt). */
+  readonly #statements = new Map<string, CachedStatement>();
+  readonly #arrayStatements = new Map<string, CachedStatement>();
+  #uses = 0;
   #batch: Queued[] = [];
   /** What a group commit writes after its items, before COMMIT (SqliteLedger's pending rows). */
   #batchRows: { reset(): void; write(): void } | null = null;
@@ -93,26 +98,35 @@ export class SqliteDb {
    * many values each filter has, so clients could otherwise grow it without end.
    */
   stmt(sql: string, asArrays = false): StatementSync {
-    const key = asArrays ? `arrays:${sql}` : sql;
-    let statement = this.#statements.get(key);
-    if (statement) {
-      // Most recently used last: the first entry is the one to evict.
-      this.#statements.delete(key);
-    } else {
-      statement = this.raw.prepare(sql);
+    const cache = asArrays ? this.#arrayStatements : this.#statements;
+    let cached = cache.get(sql);
+    if (!cached) {
+      const statement = this.raw.prepare(sql);
       if (asArrays) statement.setReturnArrays(true);
       else statement.setReadBigInts(true);
-      if (this.#statements.size >= MAX_STATEMENTS) {
-        this.#statements.delete(this.#statements.keys().next().value as string);
+      if (this.#statements.size + this.#arrayStatements.size >= MAX_STATEMENTS) this.#evict();
+      cached = { statement, used: 0 };
+      cache.set(sql, cached);
+    }
+    // A use is a stamp, not a move in the map: a hit costs one lookup, and eviction (rare) scans.
+    cached.used = ++this.#uses;
+    return cached.statement;
+  }
+
+  /** Drops the least recently used statement of either cache. */
+  #evict(): void {
+    let oldest: { cache: Map<string, CachedStatement>; sql: string; used: number } | null = null;
+    for (const cache of [this.#statements, this.#arrayStatements]) {
+      for (const [sql, { used }] of cache) {
+        if (oldest === null || used < oldest.used) oldest = { cache, sql, used };
       }
     }
-    this.#statements.set(key, statement);
-    return statement;
+    oldest?.cache.delete(oldest.sql);
   }
 
   /** Statements cached now (for tests). */
   get cachedStatements(): number {
-    return this.#statements.size;
+    return this.#statements.size + this.#arrayStatements.size;
   }
 
   get(sql: string, ...params: SQLInputValue[]): DbRow | undefined {

@@ -74,8 +74,8 @@ export class SqlitePages {
    * the store contract holds the page to queryRows's order. With csvColumns the statement also reads,
    * once, the columns the dataset's lines were rendered over; when they differ the joined lines are
    * dropped, as they are when a row lacks its line all the same (a database edited by hand). A full page
-   * then looks past its end by position: the keyset of its last row and whether one follows, in the same
-   * read transaction. A page that checks rows one by one is built from its rows (`pageOfRows`).
+   * also looks past its end by position, in the same statement (one snapshot, and no BEGIN and COMMIT
+   * around it). A page that checks rows one by one is built from its rows (`pageOfRows`).
    */
   async queryPage(q: PageQuery): Promise<StoredPage> {
     const plan = planScan(q, this.#layoutOf(q.dataset));
@@ -84,35 +84,32 @@ export class SqlitePages {
     const joined =
       q.csvJoin === 'json' ? 'json_quote(group_concat(csv, char(10)))' : 'group_concat(csv, char(13, 10))';
     const source = walk(q, plan, `data, import_id${withCsv ? ', csv' : ''}, t, id`, q.limit);
-    // One read transaction: the tail sees the rows the page saw, whatever another process writes.
-    const [count, json, csv, lines, renderedOver, importIds, next] = this.#db.tx(() => {
-      const [count, json, csv, lines, renderedOver, importIds] = this.#db
-        .stmt(
-          `SELECT count(*), group_concat(data, ','),
+    // A full page looks past its end in the same statement, so in the same snapshot as its rows: the
+    // keyset of its last row and whether one follows. Evaluated only when the page is full.
+    const tail = q.limit > 0 ? walk(q, plan, 't, id', 2, q.limit - 1) : null;
+    const [count, json, csv, lines, renderedOver, importIds, following] = this.#db
+      .stmt(
+        `SELECT count(*), group_concat(data, ','),
             ${withCsv ? `${joined}, count(csv), (SELECT csv_columns FROM dataset_sources WHERE dataset = ?)` : 'NULL, 0, NULL'},
-            group_concat(DISTINCT import_id)
+            group_concat(DISTINCT import_id),
+            ${tail ? `CASE WHEN count(*) = ${q.limit} THEN (SELECT json_group_array(json_array(t, id)) FROM (${tail.sql})) END` : 'NULL'}
           FROM (${source.sql})`,
-          true,
-        )
-        .get(...(withCsv ? [q.dataset] : []), ...source.params) as unknown as [
-        number,
-        string | null,
-        string | null,
-        number,
-        string | null,
-        string | null,
-      ];
-      let next: StoredPage['next'] = null;
-      if (count === q.limit && count > 0) {
-        const tail = walk(q, plan, 't, id', 2, q.limit - 1);
-        const [last, following] = this.#db.stmt(tail.sql, true).all(...tail.params) as unknown as [
-          string,
-          number,
-        ][];
-        if (last && following) next = { t: str(last[0]), id: num(last[1]) };
-      }
-      return [count, json, csv, lines, renderedOver, importIds, next] as const;
-    }, 'DEFERRED');
+        true,
+      )
+      .get(...(withCsv ? [q.dataset] : []), ...(tail?.params ?? []), ...source.params) as unknown as [
+      number,
+      string | null,
+      string | null,
+      number,
+      string | null,
+      string | null,
+      string | null,
+    ];
+    let next: StoredPage['next'] = null;
+    if (following !== null) {
+      const [last, after] = JSON.parse(following) as [string, number][];
+      if (last && after) next = { t: str(last[0]), id: num(last[1]) };
+    }
     const imports = importIdsOf(importIds === null ? [] : importIds.split(',').map(Number));
     const page: StoredPage = { count, json: json ?? '', next, imports, examined: count + (next ? 1 : 0) };
     if (withCsv) {
