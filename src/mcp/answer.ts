@@ -61,12 +61,24 @@ function answerSlot(): { sink: AnswerSink; take: () => McpAnswer | null } {
   };
 }
 
+/**
+ * An answer with raw parts, sent as the string it is: Node writes it with the headers in one write.
+ * Fastify would add `; charset=utf-8` to the JSON type of a string it is given; passing the string
+ * through as already serialised keeps the type as written (as the SDK writes it, and as it was when the
+ * answer went out as bytes).
+ */
+function sendSpliced(reply: FastifyReply, text: string): FastifyReply {
+  return reply.serializer(asIs).send(text);
+}
+const asIs = (payload: unknown) => payload as string;
+
 /** A JSON-RPC answer encoded once: the cost headers of a metered call, the raw parts put back. */
 function sendMessage(reply: FastifyReply, message: object, answer: McpAnswer | null): FastifyReply {
   if (answer?.cost) reply.headers(costHeaders(answer.cost));
   else if (answer?.replayed) reply.headers(answer.replayed);
   const serialized = JSON.stringify(message);
-  return reply.type('application/json').send(answer?.raw ? spliceRaw(serialized, answer.raw) : serialized);
+  reply.type('application/json');
+  return answer?.raw ? sendSpliced(reply, spliceRaw(serialized, answer.raw)) : reply.send(serialized);
 }
 
 /** Headers the SDK reads; credentials and cookies stay at the edge. */
@@ -119,7 +131,7 @@ async function passResponse(reply: FastifyReply, response: Response, answer: Mcp
     return reply.send(Readable.fromWeb(response.body as WebReadableStream));
   }
   if (answer?.cost) reply.headers(costHeaders(answer.cost));
-  if (answer?.raw) return reply.send(spliceRaw(await response.text(), answer.raw));
+  if (answer?.raw) return sendSpliced(reply, spliceRaw(await response.text(), answer.raw));
   // Nothing to put back: the bytes as the SDK encoded them.
   const payload = Buffer.from(await response.arrayBuffer());
   return payload.length > 0 ? reply.send(payload) : reply.send();
