@@ -29,6 +29,7 @@ import {
   claimsModernEra,
   isComposableModernRequest,
   isPlainLegacyRequest,
+  ModernVerdicts,
   type StandardHeaders,
 } from './eras.ts';
 import { serveLegacyExchange } from './legacy.ts';
@@ -107,17 +108,15 @@ function standardHeaders(request: FastifyRequest): StandardHeaders {
   };
 }
 
-/** The SDK's classification of a message, or null for a plain 2025-era call, which needs none. */
-function classify(body: unknown, headers: StandardHeaders): InboundClassificationOutcome | null {
-  if (!claimsModernEra(body) && isPlainLegacyRequest(body, headers.protocolVersion)) return null;
-  return classifyInboundRequest({
+/** The SDK's classification of a message. */
+const sdkClassification = (body: unknown, headers: StandardHeaders): InboundClassificationOutcome =>
+  classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: headers.protocolVersion,
     mcpMethodHeader: headers.method,
     mcpNameHeader: headers.name,
     body,
   });
-}
 
 /** The SDK's own Response (createMcpHandler, or a composed exchange it answered itself), passed on. */
 async function passResponse(reply: FastifyReply, response: Response, answer: McpAnswer | null) {
@@ -180,6 +179,13 @@ export function createAnswerer(face: McpFace, log: FastifyBaseLogger): McpAnswer
       return sendMessage(reply.code(200), { jsonrpc: '2.0', id: call.id, error: internal }, null);
     }
     return sendMessage(reply.code(200), directAnswer(call.id, answer.result, era, face.serverInfo), answer);
+  }
+
+  const verdicts = new ModernVerdicts(sdkClassification);
+  /** The SDK's classification of a message, or null for a plain 2025-era call, which needs none. */
+  function classify(body: unknown, headers: StandardHeaders): InboundClassificationOutcome | null {
+    if (!claimsModernEra(body) && isPlainLegacyRequest(body, headers.protocolVersion)) return null;
+    return verdicts.classify(body, headers);
   }
 
   async function answer(request: FastifyRequest, reply: FastifyReply, body: unknown, context: ToolContext) {
