@@ -185,6 +185,8 @@ describe('the direct path answers what the SDK answers', () => {
         const { direct, viaSdk } = await bothPaths(server, who === 'rich' ? rich : poor, era, name, args);
         assert.equal(direct.status, 200, `${what}: ${JSON.stringify(direct.body)}`);
         assert.deepEqual(direct, viaSdk, what);
+        // A served page goes out with its raw parts put back, typed as the SDK types JSON.
+        if (what === 'a page') assert.equal(direct.type, 'application/json', what);
         const result = (direct.body as { result: Record<string, unknown> }).result;
         if (era === '2026-07-28') {
           assert.equal(result.resultType, 'complete', what);

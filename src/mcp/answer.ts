@@ -29,6 +29,7 @@ import {
   claimsModernEra,
   isComposableModernRequest,
   isPlainLegacyRequest,
+  ModernVerdicts,
   type StandardHeaders,
 } from './eras.ts';
 import { serveLegacyExchange } from './legacy.ts';
@@ -61,12 +62,24 @@ function answerSlot(): { sink: AnswerSink; take: () => McpAnswer | null } {
   };
 }
 
+/**
+ * An answer with raw parts, sent as the string it is: Node writes it with the headers in one write.
+ * Fastify would add `; charset=utf-8` to the JSON type of a string it is given; passing the string
+ * through as already serialised keeps the type as written (as the SDK writes it, and as it was when the
+ * answer went out as bytes).
+ */
+function sendSpliced(reply: FastifyReply, text: string): FastifyReply {
+  return reply.serializer(asIs).send(text);
+}
+const asIs = (payload: unknown) => payload as string;
+
 /** A JSON-RPC answer encoded once: the cost headers of a metered call, the raw parts put back. */
 function sendMessage(reply: FastifyReply, message: object, answer: McpAnswer | null): FastifyReply {
   if (answer?.cost) reply.headers(costHeaders(answer.cost));
   else if (answer?.replayed) reply.headers(answer.replayed);
   const serialized = JSON.stringify(message);
-  return reply.type('application/json').send(answer?.raw ? spliceRaw(serialized, answer.raw) : serialized);
+  reply.type('application/json');
+  return answer?.raw ? sendSpliced(reply, spliceRaw(serialized, answer.raw)) : reply.send(serialized);
 }
 
 /** Headers the SDK reads; credentials and cookies stay at the edge. */
@@ -95,17 +108,15 @@ function standardHeaders(request: FastifyRequest): StandardHeaders {
   };
 }
 
-/** The SDK's classification of a message, or null for a plain 2025-era call, which needs none. */
-function classify(body: unknown, headers: StandardHeaders): InboundClassificationOutcome | null {
-  if (!claimsModernEra(body) && isPlainLegacyRequest(body, headers.protocolVersion)) return null;
-  return classifyInboundRequest({
+/** The SDK's classification of a message. */
+const sdkClassification = (body: unknown, headers: StandardHeaders): InboundClassificationOutcome =>
+  classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: headers.protocolVersion,
     mcpMethodHeader: headers.method,
     mcpNameHeader: headers.name,
     body,
   });
-}
 
 /** The SDK's own Response (createMcpHandler, or a composed exchange it answered itself), passed on. */
 async function passResponse(reply: FastifyReply, response: Response, answer: McpAnswer | null) {
@@ -119,7 +130,7 @@ async function passResponse(reply: FastifyReply, response: Response, answer: Mcp
     return reply.send(Readable.fromWeb(response.body as WebReadableStream));
   }
   if (answer?.cost) reply.headers(costHeaders(answer.cost));
-  if (answer?.raw) return reply.send(spliceRaw(await response.text(), answer.raw));
+  if (answer?.raw) return sendSpliced(reply, spliceRaw(await response.text(), answer.raw));
   // Nothing to put back: the bytes as the SDK encoded them.
   const payload = Buffer.from(await response.arrayBuffer());
   return payload.length > 0 ? reply.send(payload) : reply.send();
@@ -168,6 +179,13 @@ export function createAnswerer(face: McpFace, log: FastifyBaseLogger): McpAnswer
       return sendMessage(reply.code(200), { jsonrpc: '2.0', id: call.id, error: internal }, null);
     }
     return sendMessage(reply.code(200), directAnswer(call.id, answer.result, era, face.serverInfo), answer);
+  }
+
+  const verdicts = new ModernVerdicts(sdkClassification);
+  /** The SDK's classification of a message, or null for a plain 2025-era call, which needs none. */
+  function classify(body: unknown, headers: StandardHeaders): InboundClassificationOutcome | null {
+    if (!claimsModernEra(body) && isPlainLegacyRequest(body, headers.protocolVersion)) return null;
+    return verdicts.classify(body, headers);
   }
 
   async function answer(request: FastifyRequest, reply: FastifyReply, body: unknown, context: ToolContext) {

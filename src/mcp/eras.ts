@@ -7,6 +7,7 @@ import {
   type InboundClassificationOutcome,
   isJSONRPCRequest,
   type JSONRPCRequest,
+  type MessageClassification,
   PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
@@ -80,3 +81,64 @@ export function isComposableModernRequest(
   if (method !== 'tools/call' || !isRecord(params)) return false;
   return typeof params.name === 'string' && headers.name === params.name && !params.name.startsWith('=?');
 }
+
+/** What a modern request's classification rests on, or null for a request the SDK must classify afresh. */
+function verdictKey(body: unknown, headers: StandardHeaders): string | null {
+  if (!isRecord(body) || body.jsonrpc !== '2.0') return null;
+  const { id, method, params } = body;
+  if (typeof method !== 'string' || method === 'initialize' || !isRecord(params)) return null;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return null;
+  for (const key in body) if (!REQUEST_KEYS.has(key)) return null;
+  for (const key in params) if (!PARAMS_KEYS.has(key)) return null;
+  if (!isRecord(params._meta) || (params.arguments !== undefined && !isRecord(params.arguments))) return null;
+  const { protocolVersion, method: methodHeader, name } = headers;
+  return JSON.stringify([
+    protocolVersion,
+    methodHeader,
+    name,
+    method,
+    typeof id,
+    typeof params.name,
+    params._meta,
+  ]);
+}
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAMS_KEYS = new Set(['name', 'arguments', '_meta']);
+
+/**
+ * The SDK's classification of 2026-07-28 requests, kept for the ones it made modern. Such a request is
+ * a JSON-RPC request of exactly `jsonrpc`, `id`, `method` and `params` (of `name`, an `arguments`
+ * object and `_meta`): what the SDK's checks read of it is its headers, its method, the types of its
+ * id and name, and its `_meta` envelope (the loose params schema never looks into `arguments`). A
+ * client sends the same envelope and headers on every call, so the next such call gets the same
+ * verdict without the SDK's schema checks (about 10 µs, most of it the checks that it is no JSON-RPC
+ * response). test/mcp.routing.test.ts holds the kept verdicts to the SDK's.
+ */
+export class ModernVerdicts {
+  readonly #verdicts = new Map<string, MessageClassification>();
+  readonly #classify: (body: unknown, headers: StandardHeaders) => InboundClassificationOutcome;
+
+  constructor(classify: (body: unknown, headers: StandardHeaders) => InboundClassificationOutcome) {
+    this.#classify = classify;
+  }
+
+  classify(body: unknown, headers: StandardHeaders): InboundClassificationOutcome {
+    const key = verdictKey(body, headers);
+    const known = key === null ? undefined : this.#verdicts.get(key);
+    if (known)
+      return {
+        kind: 'modern',
+        messageKind: 'request',
+        message: body as JSONRPCRequest,
+        classification: { ...known },
+      };
+    const outcome = this.#classify(body, headers);
+    if (key !== null && outcome.kind === 'modern' && outcome.messageKind === 'request') {
+      // A bound on what clients can make it keep: envelopes differ by client, not by call.
+      if (this.#verdicts.size >= MAX_VERDICTS) this.#verdicts.clear();
+      this.#verdicts.set(key, { ...outcome.classification });
+    }
+    return outcome;
+  }
+}
+const MAX_VERDICTS = 256;

@@ -23,6 +23,14 @@ import type { ToolContext } from './tool-kit.ts';
 
 export const MCP_PATH = '/mcp/jsonrpc';
 
+/** Accept values MCP clients send on every call, known to admit JSON: no need to parse them each time. */
+const jsonAccepts = new Set([
+  'application/json, text/event-stream',
+  'application/json,text/event-stream',
+  'text/event-stream, application/json',
+  'application/json',
+]);
+
 /** A JSON-RPC error outside any request (id null), with the catalogue's HTTP status and JSON-RPC code. */
 function sendRpcError(reply: FastifyReply, code: ErrorCode, message: string): FastifyReply {
   const { status, rpc } = errorCatalogue[code];
@@ -206,7 +214,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: Services): void {
     scope.post(MCP_PATH, { config: { auth: 'required', channel: 'mcp' } }, async (request, reply) => {
       const caller = request.caller;
       if (!caller) throw new AppError('missing_credentials', 'This endpoint needs a key.');
-      if (!admits(request.headers.accept, 'application/json')) {
+      const accept = request.headers.accept;
+      if (!(accept !== undefined && jsonAccepts.has(accept)) && !admits(accept, 'application/json')) {
         // Every answer here is JSON (an SSE stream only acknowledges subscriptions/listen).
         return sendRpcError(
           reply,

@@ -218,7 +218,7 @@ async function replayable(
         status: 200,
         contentType: 'application/json',
         headers: first.cost ? costHeaders(first.cost) : {},
-        body: first.raw ? spliceRaw(serialized, first.raw).toString('utf8') : serialized,
+        body: first.raw ? spliceRaw(serialized, first.raw) : serialized,
       };
     },
   );

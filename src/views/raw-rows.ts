@@ -156,7 +156,8 @@ export function csvOfRows(rows: readonly string[], columns: readonly string[]): 
 /**
  * A page text as a JSON string literal, around stored CSV lines the store joined by LF and escaped for
  * JSON (`csvJoin: 'json'`): `before`, a header over `columns`, the lines, then `after` on its own line,
- * with LF line ends. The lines are neither decoded nor encoded again.
+ * with LF line ends. The lines are neither decoded nor encoded again; the escaped header is kept per
+ * column list (a catalog entry's, never changed), as every page of a dataset starts with it.
  */
 export function csvTextJson(
   before: string,
@@ -164,9 +165,17 @@ export function csvTextJson(
   escapedLines: string,
   after: string,
 ): string {
-  const jsonContent = (text: string) => JSON.stringify(text).slice(1, -1);
-  return `"${jsonContent(`${before}${csvHeader(columns)}\n`)}${escapedLines}${jsonContent(`\n${after}`)}"`;
+  let header = escapedHeaders.get(columns);
+  if (header === undefined) {
+    header = jsonContent(`${csvHeader(columns)}\n`);
+    escapedHeaders.set(columns, header);
+  }
+  return `"${jsonContent(before)}${header}${escapedLines}${jsonContent(`\n${after}`)}"`;
 }
+
+const jsonContent = (text: string) => JSON.stringify(text).slice(1, -1);
+/** The escaped header line of each column list a page was rendered over (a catalog entry's, reused). */
+const escapedHeaders = new WeakMap<readonly string[], string>();
 
 /** Header and rows as CSV with LF line ends: the compact form a model reads. */
 export function csvOf(columns: readonly string[], rows: readonly (string | undefined)[][]): string {

@@ -94,12 +94,13 @@ export function encodeReadTool(read: MeteredRead, asked: PageAsked): ToolAnswer 
   let rowsJson: string;
   let pageJson: string;
   if (value.page) {
-    // Full rows as stored: their JSON and their CSV lines, joined (and escaped) by the store.
+    // Full rows as stored: their JSON and their CSV lines, joined (and escaped) by the store. The
+    // header is the entry's columns, as meta.fields lists them.
     rowsJson = `[${value.page.json}]`;
     pageJson =
       value.count === 0
         ? JSON.stringify(`${head}(no rows match)`)
-        : csvTextJson(head, meta.fields, value.page.csv as string, '');
+        : csvTextJson(head, value.entry.columns, value.page.csv as string, '');
   } else {
     // A projection needs each row's members by name; rows without stored lines are rendered here.
     const texts = value.rows.map((r) => r.json);

@@ -10,16 +10,12 @@ test('each part gets its own placeholder, and the encoded message gets the JSON 
   assert.match(rows.placeholder, /^tmd-raw-[0-9a-f-]{36}$/);
   const message = JSON.stringify({ content: [{ text: text.placeholder }], data: rows.placeholder, z: 'ß' });
   const out = spliceRaw(message, [rows, text]);
-  assert.equal(
-    out.toString('utf8'),
-    '{"content":[{"text":"line one\\nline two"}],"data":[{"a":1},{"a":"é"}],"z":"ß"}',
-  );
-  assert.equal(out.length, Buffer.byteLength(out.toString('utf8')));
-  assert.deepEqual(JSON.parse(out.toString('utf8')).data, [{ a: 1 }, { a: 'é' }]);
+  assert.equal(out, '{"content":[{"text":"line one\\nline two"}],"data":[{"a":1},{"a":"é"}],"z":"ß"}');
+  assert.deepEqual(JSON.parse(out).data, [{ a: 1 }, { a: 'é' }]);
 });
 
 test('a part whose placeholder is not in the message is left out; no parts leave it as it is', () => {
   const message = '{"a":"b"}';
-  assert.equal(spliceRaw(message, [rawPart('1')]).toString('utf8'), message);
-  assert.equal(spliceRaw(message, []).toString('utf8'), message);
+  assert.equal(spliceRaw(message, [rawPart('1')]), message);
+  assert.equal(spliceRaw(message, []), message);
 });

@@ -125,7 +125,7 @@ test('MCP: CSV text, the envelope, the cost note and the way on, with raw parts 
     outcome: 'charged',
   });
   assert.equal(raw?.length, 2);
-  const message = JSON.parse(spliceRaw(JSON.stringify(result), raw ?? []).toString('utf8'));
+  const message = JSON.parse(spliceRaw(JSON.stringify(result), raw ?? []));
   assert.deepEqual(message.content, [
     {
       type: 'text',
@@ -160,11 +160,11 @@ test('MCP: an empty last page, cut short or not, says so', () => {
     limit: 10,
     sort: 'asc',
   });
-  const message = JSON.parse(spliceRaw(JSON.stringify(empty.result), empty.raw ?? []).toString('utf8'));
+  const message = JSON.parse(spliceRaw(JSON.stringify(empty.result), empty.raw ?? []));
   assert.equal(message.content[0].text, 'test/prices: 0 rows, oldest first\n(no rows match)\n');
   assert.equal(message.content[2].text, 'No more rows: this is the last page.');
   const cut = encodeReadTool(read({ cut: true }), { limit: 1000, sort: 'desc' });
-  const first = JSON.parse(spliceRaw(JSON.stringify(cut.result), cut.raw ?? []).toString('utf8'));
+  const first = JSON.parse(spliceRaw(JSON.stringify(cut.result), cut.raw ?? []));
   assert.match(
     first.content[0].text,
     /^test\/prices: 2 rows, newest first \(cut short of limit 1000 to stay within about 20,000 tokens of text; ask for fewer fields for more rows a page\)\n/,
