@@ -65,6 +65,11 @@ async function filtersInAddress({ page, catalog }: World): Promise<void> {
   await page.getByLabel('Domain').selectOption('stocks');
   await page.getByLabel('Access').selectOption('paid');
   await summary(page, paidStocks, catalog.length).waitFor();
+  // The count can match before the address does (every stock may be paid): wait for both filters there.
+  await page.waitForFunction(() => {
+    const params = new URL(location.href).searchParams;
+    return params.get('domain') === 'stocks' && params.get('free') === 'paid';
+  });
   const address = new URL(page.url());
   assert.equal(address.searchParams.get('domain'), 'stocks');
   assert.equal(address.searchParams.get('free'), 'paid');
@@ -139,5 +144,7 @@ async function clearFilters({ page, catalog }: World): Promise<void> {
   await page.getByRole('button', { name: 'Clear the filters' }).click();
   await summary(page, catalog.length, catalog.length).waitFor();
   assert.equal(await page.getByLabel('Search').inputValue(), '');
+  // The address follows the render: wait for it rather than read it at once.
+  await page.waitForFunction(() => location.search === '');
   assert.equal(new URL(page.url()).search, '');
 }
