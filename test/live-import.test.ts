@@ -38,21 +38,24 @@ const prices = (days: number, close: number): Row[] =>
     stockPriceRow(`S${i % SYMBOLS}`, day(Math.floor(i / SYMBOLS)), close),
   );
 
-/** The new file: 30,000 rows, every close 2 (the old rows' are 1). */
-const file = join(dir, 'prices.csv');
-{
-  const rows = prices(3000, 2);
+function writeCsv(path: string, rows: Row[]): string {
   const columns = Object.keys(rows[0] as Row);
   writeFileSync(
-    file,
+    path,
     csvLine(columns) + rows.map((row) => csvLine(columns.map((c) => row[c] ?? null))).join(''),
   );
+  return path;
 }
 
-function importer(server: TestServer, databaseUrl: string): ChildProcess {
+/** The new file: 30,000 rows, every close 2 (the old rows' are 1). */
+const file = writeCsv(join(dir, 'prices.csv'), prices(3000, 2));
+/** What the killed imports load: ten times as long, so a kill lands within the load, every close 3. */
+const killedFile = writeCsv(join(dir, 'prices-killed.csv'), prices(30_000, 3));
+
+function importer(server: TestServer, databaseUrl: string, path = file): ChildProcess {
   return spawn(
     process.execPath,
-    ['--disable-warning=ExperimentalWarning', 'bin/tmd.ts', 'import', DATASET, file, '--replace'],
+    ['--disable-warning=ExperimentalWarning', 'bin/tmd.ts', 'import', DATASET, path, '--replace'],
     {
       env: {
         ...process.env,
@@ -135,7 +138,7 @@ async function liveImport(
     const during = read(server, keys, 4);
     for (let kill = 0; kill < 5; kill++) {
       const before = (await server.deps.datasets.listImportRuns({ dataset: DATASET }, 100)).length;
-      const child = importer(server, databaseUrl);
+      const child = importer(server, databaseUrl, killedFile);
       // Once the import has started loading (its run is recorded), at a random moment of the load.
       for (let waited = 0; waited < 15_000; waited += 50) {
         if ((await server.deps.datasets.listImportRuns({ dataset: DATASET }, 100)).length > before) break;

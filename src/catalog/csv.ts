@@ -29,6 +29,55 @@ export function csvRecord(row: Row, columns: readonly string[]): string {
 }
 
 /**
+ * A row's JSON (exactly as JSON.stringify writes it) and its CSV record over `columns`, in one pass that
+ * writes each number once, when the row's fields are `columns` in order (every row a file import
+ * makes); otherwise the two written apart. What a load stores for each row.
+ */
+let keysFor: readonly string[] | null = null;
+let jsonKeys: string[] = [];
+
+/** `{"a":`, `,"b":`, ...: the columns as the JSON of a row writes them (kept for the last columns). */
+function jsonKeysOf(columns: readonly string[]): string[] {
+  if (keysFor !== columns) {
+    jsonKeys = columns.map((c, i) => `${i === 0 ? '{' : ','}${JSON.stringify(c)}:`);
+    keysFor = columns;
+  }
+  return jsonKeys;
+}
+
+export function rowTexts(row: Row, columns: readonly string[]): { json: string; csv: string } {
+  const keys = jsonKeysOf(columns);
+  let json = '';
+  let csv = '';
+  let i = 0;
+  for (const key in row) {
+    if (key !== columns[i]) return { json: JSON.stringify(row), csv: csvRecord(row, columns) };
+    const value = row[key];
+    let jsonValue: string;
+    let cell: string;
+    if (typeof value === 'number') {
+      cell = String(value);
+      jsonValue = Number.isFinite(value) ? cell : 'null';
+    } else if (typeof value === 'string') {
+      jsonValue = JSON.stringify(value);
+      cell = csvCell(value);
+    } else if (value === null) {
+      jsonValue = 'null';
+      cell = '';
+    } else if (typeof value === 'boolean') {
+      jsonValue = cell = value ? 'true' : 'false';
+    } else {
+      return { json: JSON.stringify(row), csv: csvRecord(row, columns) };
+    }
+    json = `${json}${keys[i]}${jsonValue}`;
+    csv = i === 0 ? cell : `${csv},${cell}`;
+    i++;
+  }
+  if (i !== columns.length) return { json: JSON.stringify(row), csv: csvRecord(row, columns) };
+  return { json: i === 0 ? '{}' : `${json}}`, csv };
+}
+
+/**
  * The key under which a dataset's stored CSV lines were rendered: a read that wants other columns (a
  * projection, or a catalog that has changed since the load) gets no stored line and renders its own.
  */

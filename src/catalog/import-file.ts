@@ -14,6 +14,7 @@ import { readRecords } from './import/records.ts';
 import type { DatasetDef, Row } from './types.ts';
 
 export { convertCell } from './import/cells.ts';
+export { csvRecords } from './import/csv-reader.ts';
 export {
   CsvRowStream,
   type CsvStreamOptions,
@@ -22,7 +23,7 @@ export {
 } from './import/csv-stream.ts';
 export { type ImportFormat, type ImportOptions, importFormats, type ParsedImport } from './import/options.ts';
 export { ImportError } from './import/problems.ts';
-export { csvRecords, normalizeColumnName } from './import/records.ts';
+export { normalizeColumnName } from './import/records.ts';
 
 export function parseImport(dataset: DatasetDef, text: string, options: ImportOptions): ParsedImport {
   const nullTokens = new Set(options.nullTokens ?? []);
@@ -34,7 +35,14 @@ export function parseImport(dataset: DatasetDef, text: string, options: ImportOp
   const rows: Row[] = [];
   for (const record of records) {
     rows.push(
-      rowOf(dataset, sources, nullTokens, record.where, (column) => record.values.get(column), problems),
+      rowOf(
+        dataset,
+        sources,
+        nullTokens,
+        () => record.where,
+        (source) => record.values.get(source.column),
+        problems,
+      ),
     );
   }
   problems.throwIfAny();

@@ -23,61 +23,84 @@ export function isRealDate(text: string): boolean {
   return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
 }
 
+/** Why a cell is not a value of its field's type. */
+export class CellRefusal {
+  readonly error: string;
+  constructor(error: string) {
+    this.error = error;
+  }
+}
+
 /** A cell as the field's type, or a reason it is not one. Strings are trimmed. */
 export function convertCell(
   field: FieldDef,
   raw: unknown,
   nullTokens: ReadonlySet<string>,
 ): { value: Scalar } | { error: string } {
-  if (raw === null || raw === undefined) return { value: null };
-  if (typeof raw === 'object') return { error: 'is an object or array, not a single value' };
-  const text = String(raw).trim();
+  const value = cellValue(field, raw, nullTokens);
+  return value instanceof CellRefusal ? { error: value.error } : { value };
+}
+
+/** convertCell without a wrapper per cell: what a large file's import calls for each of its cells. */
+export function cellValue(
+  field: FieldDef,
+  raw: unknown,
+  nullTokens: ReadonlySet<string>,
+): Scalar | CellRefusal {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw === 'object') return new CellRefusal('is an object or array, not a single value');
+  const text = typeof raw === 'string' ? raw.trim() : String(raw);
   // No stored value holds a control character (tab, CR and LF inside a quoted cell are text), and
   // PostgreSQL text cannot hold NUL at all.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text))
-    return { error: `${JSON.stringify(text)} holds a control character` };
+    return new CellRefusal(`${JSON.stringify(text)} holds a control character`);
   // A lone surrogate (a JSON file's "\ud800"): PostgreSQL stores the JSON text as given but cannot read
   // the value back out of it, so every filtered read of the dataset would fail there.
   if (!text.isWellFormed())
-    return { error: `${JSON.stringify(text)} is not valid Unicode (a lone surrogate)` };
-  if (typeof raw === 'string' && (text === '' || nullTokens.has(text))) return { value: null };
-  // Only for the message of a refused value: not built for every cell of a large file.
-  const shown = () => JSON.stringify(typeof raw === 'string' ? text : raw);
+    return new CellRefusal(`${JSON.stringify(text)} is not valid Unicode (a lone surrogate)`);
+  if (typeof raw === 'string' && (text === '' || (nullTokens.size > 0 && nullTokens.has(text)))) return null;
   switch (field.type) {
     case 'string':
-      return { value: text };
+      return text;
     case 'integer': {
-      if (typeof raw === 'boolean' || !integerText.test(text))
-        return { error: `${shown()} is not an integer` };
+      if (typeof raw === 'boolean' || !integerText.test(text)) return refusal(raw, text, 'is not an integer');
       const n = Number(text);
-      return Number.isSafeInteger(n) ? { value: n } : { error: `${shown()} is too large for an integer` };
+      return Number.isSafeInteger(n) ? n : refusal(raw, text, 'is too large for an integer');
     }
     case 'number': {
-      if (typeof raw === 'boolean' || !numberText.test(text)) return { error: `${shown()} is not a number` };
+      if (typeof raw === 'boolean' || !numberText.test(text)) return refusal(raw, text, 'is not a number');
       const n = Number(text);
-      return Number.isFinite(n) ? { value: n } : { error: `${shown()} is not a finite number` };
+      return Number.isFinite(n) ? n : refusal(raw, text, 'is not a finite number');
     }
     case 'boolean': {
       const lower = text.toLowerCase();
-      if (lower === 'true' || lower === '1') return { value: true };
-      if (lower === 'false' || lower === '0') return { value: false };
-      return { error: `${shown()} is not a boolean (true/false/1/0)` };
+      if (lower === 'true' || lower === '1') return true;
+      if (lower === 'false' || lower === '0') return false;
+      return refusal(raw, text, 'is not a boolean (true/false/1/0)');
     }
     case 'date':
-      return isRealDate(text) ? { value: text } : { error: `${shown()} is not a date (YYYY-MM-DD)` };
-    case 'datetime': {
-      const m = dateTimeText.exec(text);
-      const ms = m ? Date.parse(text.replace(' ', 'T')) : Number.NaN;
-      // Date.parse rolls 2024-02-30 and 24:00 over into the next day: the parts must be real ones.
-      if (Number.isNaN(ms) || !isRealDate(text.slice(0, 10)) || Number(text.slice(11, 13)) > 23) {
-        return { error: `${shown()} is not a date-time (ISO 8601 with Z or an offset)` };
-      }
-      // One UTC form to the second, so the stored time column sorts as text and compares with the
-      // read bounds; a fraction of a second would sort before the whole second.
-      if (ms % 1000 !== 0)
-        return { error: `${shown()} has a fraction of a second; times are stored to the second` };
-      return { value: new Date(ms).toISOString().replace('.000Z', 'Z') };
-    }
+      return isRealDate(text) ? text : refusal(raw, text, 'is not a date (YYYY-MM-DD)');
+    case 'datetime':
+      return dateTimeOf(raw, text);
   }
+}
+
+/** A refused cell, shown as given. Built only then: not for every cell of a large file. */
+function refusal(raw: unknown, text: string, why: string): CellRefusal {
+  return new CellRefusal(`${JSON.stringify(typeof raw === 'string' ? text : raw)} ${why}`);
+}
+
+/** A date-time cell in the one stored form, UTC to the second. */
+function dateTimeOf(raw: unknown, text: string): string | CellRefusal {
+  const m = dateTimeText.exec(text);
+  const ms = m ? Date.parse(text.replace(' ', 'T')) : Number.NaN;
+  // Date.parse rolls 2024-02-30 and 24:00 over into the next day: the parts must be real ones.
+  if (Number.isNaN(ms) || !isRealDate(text.slice(0, 10)) || Number(text.slice(11, 13)) > 23)
+    return refusal(raw, text, 'is not a date-time (ISO 8601 with Z or an offset)');
+  // One UTC form to the second, so the stored time column sorts as text and compares with the read
+  // bounds; a fraction of a second would sort before the whole second.
+  if (ms % 1000 !== 0)
+    return refusal(raw, text, 'has a fraction of a second; times are stored to the second');
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
 }

@@ -3,15 +3,19 @@
  * Columns reach fields in this order: `--set`, `--map`, then the column-name convention.
  */
 import type { DatasetDef, Row, Scalar } from '../types.ts';
-import { convertCell } from './cells.ts';
+import { CellRefusal, cellValue, convertCell } from './cells.ts';
 import type { ImportOptions, ParsedImport } from './options.ts';
 import { ImportError, type Problems } from './problems.ts';
 import { normalizeColumnName } from './records.ts';
 
-export type FieldSource =
-  | { kind: 'column'; column: string }
-  | { kind: 'set'; value: Scalar }
-  | { kind: 'none' };
+/** A field taken from a column: its name, and its place among the file's columns. */
+export interface ColumnSource {
+  kind: 'column';
+  column: string;
+  index: number;
+}
+
+export type FieldSource = ColumnSource | { kind: 'set'; value: Scalar } | { kind: 'none' };
 
 export function resolveSources(
   dataset: DatasetDef,
@@ -47,14 +51,14 @@ export function resolveSources(
       if ('error' in converted) problems.push(`--set ${field.name}: ${converted.error}`);
       else sources.set(field.name, { kind: 'set', value: converted.value });
     } else if (mapped !== undefined) {
-      if (columnSet.has(mapped)) sources.set(field.name, { kind: 'column', column: mapped });
+      if (columnSet.has(mapped)) sources.set(field.name, columnSource(columns, mapped));
       else
         problems.push(
           `--map ${field.name}=${mapped}: the file has no column "${mapped}" (columns: ${columns.join(', ')})`,
         );
     } else {
       const column = byNormalized.get(field.name);
-      sources.set(field.name, column === undefined ? { kind: 'none' } : { kind: 'column', column });
+      sources.set(field.name, column === undefined ? { kind: 'none' } : columnSource(columns, column));
     }
   }
   const required = [dataset.time_field, ...dataset.entity_fields];
@@ -70,13 +74,22 @@ export function resolveSources(
   return sources;
 }
 
-/** One record as a row of the dataset; each cell that does not fit its field is a problem naming `where`. */
+const columnSource = (columns: readonly string[], column: string): ColumnSource => ({
+  kind: 'column',
+  column,
+  index: columns.indexOf(column),
+});
+
+/**
+ * One record as a row of the dataset; each cell that does not fit its field is a problem naming
+ * `where()` (called only then: a large file's lines are not each named).
+ */
 export function rowOf(
   dataset: DatasetDef,
   sources: ReadonlyMap<string, FieldSource>,
   nullTokens: ReadonlySet<string>,
-  where: string,
-  cellOf: (column: string) => unknown,
+  where: () => string,
+  cellOf: (source: ColumnSource) => unknown,
   problems: Problems,
 ): Row {
   const row: Row = {};
@@ -90,17 +103,15 @@ export function rowOf(
       row[field.name] = source.value;
       continue;
     }
-    const converted = convertCell(field, cellOf(source.column), nullTokens);
-    if ('error' in converted) {
-      problems.add(
-        `${where}: column "${source.column}" -> ${field.name} (${field.type}): ${converted.error}`,
-      );
+    const value = cellValue(field, cellOf(source), nullTokens);
+    if (value instanceof CellRefusal) {
+      problems.add(`${where()}: column "${source.column}" -> ${field.name} (${field.type}): ${value.error}`);
       continue;
     }
-    row[field.name] = converted.value;
+    row[field.name] = value;
   }
   if (row[dataset.time_field] === null)
-    problems.add(`${where}: ${dataset.time_field} (the time field) is empty`);
+    problems.add(`${where()}: ${dataset.time_field} (the time field) is empty`);
   return row;
 }
 

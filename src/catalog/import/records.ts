@@ -2,6 +2,7 @@
  * A file's records before they are typed: CSV lines under a header, NDJSON lines, or a JSON array's
  * objects, each with the line (or record number) it came from.
  */
+import { csvRecords } from './csv-reader.ts';
 import type { ImportFormat } from './options.ts';
 import { ImportError, MAX_PROBLEMS } from './problems.ts';
 
@@ -17,56 +18,6 @@ export function normalizeColumnName(name: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
-}
-
-/** RFC 4180 records with the line each starts on; quoted cells may hold commas, quotes and newlines. */
-export function* csvRecords(text: string): Generator<{ line: number; cells: string[] }> {
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let line = 1;
-  while (i < text.length) {
-    const start = line;
-    const cells: string[] = [];
-    let cell = '';
-    let quoted = false;
-    let ended = false;
-    while (i < text.length && !ended) {
-      const ch = text[i] as string;
-      if (quoted) {
-        if (ch === '"') {
-          if (text[i + 1] === '"') {
-            cell += '"';
-            i += 2;
-            continue;
-          }
-          quoted = false;
-        } else {
-          if (ch === '\n') line++;
-          cell += ch;
-        }
-        i++;
-        continue;
-      }
-      if (ch === '"' && cell.trim() === '') {
-        quoted = true;
-        cell = '';
-      } else if (ch === ',') {
-        cells.push(cell);
-        cell = '';
-      } else if (ch === '\n' || ch === '\r') {
-        if (ch === '\r' && text[i + 1] === '\n') i++;
-        line++;
-        ended = true;
-      } else {
-        cell += ch;
-      }
-      i++;
-    }
-    if (quoted)
-      throw new ImportError('The CSV file is malformed.', [`line ${start}: a quoted cell is never closed`]);
-    cells.push(cell);
-    if (cells.length === 1 && cells[0]?.trim() === '') continue;
-    yield { line: start, cells };
-  }
 }
 
 /** A CSV header's empty and repeated column names. */

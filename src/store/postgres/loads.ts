@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { csvColumnsKey, csvRecord } from '../../catalog/csv.ts';
+import { csvColumnsKey, rowTexts } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
 import { distinctByKey, type ImportRun, type KeyedRow, type NewImportRun } from '../import-port.ts';
@@ -96,8 +96,13 @@ export class PgLoads {
         for await (const batch of batches) {
           let text = '';
           for (const row of batch) {
-            text += `${++count}\t${copyText(String(row[timeField] ?? ''))}\t${copyText(JSON.stringify(row))}`;
-            text += csvColumns ? `\t${copyText(csvRecord(row, csvColumns))}` : '\t\\N';
+            text += `${++count}\t${copyText(String(row[timeField] ?? ''))}`;
+            if (csvColumns) {
+              const { json, csv } = rowTexts(row, csvColumns);
+              text += `\t${copyText(json)}\t${copyText(csv)}`;
+            } else {
+              text += `\t${copyText(JSON.stringify(row))}\t\\N`;
+            }
             for (const field of layout) {
               const key = entityKey(row[field]);
               text += key === null ? '\t\\N' : `\t${copyText(key)}`;

@@ -15,10 +15,10 @@ test('--set wins over --map, --map over the column-name convention; unused colum
     none,
   );
   assert.deepEqual(Object.fromEntries(sources), {
-    date: { kind: 'column', column: 'DATE' },
-    series: { kind: 'column', column: 'Ticker' },
+    date: { kind: 'column', column: 'DATE', index: 0 },
+    series: { kind: 'column', column: 'Ticker', index: 2 },
     value: { kind: 'set', value: 1.5 },
-    open_interest_all: { kind: 'column', column: 'Open Interest (All)' },
+    open_interest_all: { kind: 'column', column: 'Open Interest (All)', index: 3 },
   });
   assert.deepEqual(describeSources(sources, ['DATE', 'Value', 'Ticker', 'Open Interest (All)', 'notes']), {
     sources: {
@@ -57,7 +57,14 @@ test('rowOf: a field with no column is null; a bad cell and an empty time are pr
   const sources = resolveSources(rates, ['date', 'series', 'value'], { format: 'csv' }, none);
   const problems = new Problems();
   const cells: Record<string, string> = { date: '', series: 'DGS10', value: 'abc' };
-  const row = rowOf(rates, sources, none, 'line 7', (c) => cells[c], problems);
+  const row = rowOf(
+    rates,
+    sources,
+    none,
+    () => 'line 7',
+    (c) => cells[c.column],
+    problems,
+  );
   assert.deepEqual(row, { date: null, series: 'DGS10', open_interest_all: null });
   assert.deepEqual(problems.listed, [
     'line 7: column "value" -> value (number): "abc" is not a number',

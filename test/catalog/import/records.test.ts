@@ -1,12 +1,7 @@
 /** A file's records before they are typed: CSV under its header, NDJSON lines, a JSON array. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  csvRecords,
-  headerProblems,
-  normalizeColumnName,
-  readRecords,
-} from '../../../src/catalog/import/records.ts';
+import { headerProblems, normalizeColumnName, readRecords } from '../../../src/catalog/import/records.ts';
 
 const plain = (text: string, format: 'csv' | 'ndjson' | 'json') => {
   const { columns, records } = readRecords(text, format);
@@ -17,22 +12,6 @@ test('column names normalise to snake_case field names', () => {
   assert.equal(normalizeColumnName(' Open Interest (All) '), 'open_interest_all');
   assert.equal(normalizeColumnName('DATE'), 'date');
   assert.equal(normalizeColumnName('__a--b__'), 'a_b');
-});
-
-test('csvRecords: quoted cells hold commas, quotes and newlines; each record names its first line', () => {
-  const text = '\uFEFFa,b\r\n"x, y","say ""hi"""\n\n"multi\nline",2\n';
-  assert.deepEqual(
-    [...csvRecords(text)],
-    [
-      { line: 1, cells: ['a', 'b'] },
-      { line: 2, cells: ['x, y', 'say "hi"'] },
-      { line: 4, cells: ['multi\nline', '2'] },
-    ],
-  );
-  assert.throws(() => [...csvRecords('a\n"open\n')], {
-    name: 'ImportError',
-    message: 'The CSV file is malformed.\n  line 2: a quoted cell is never closed',
-  });
 });
 
 test('a CSV file: records keyed by header; a short line and a bad header are named', () => {
