@@ -13,28 +13,15 @@ import type { CliIo } from '../../../src/cli/io.ts';
 import type { ImportSummary } from '../../../src/domain/imports.ts';
 import type { ImportedRows } from '../../../src/domain/operator.ts';
 import type { Services } from '../../../src/services.ts';
+import { rates } from '../../helpers/import-dataset.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tmd-import-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
+// The helper's dataset without its integer field: rows here have a date, a series and a value.
 const entry = {
   key: 'macro/rates',
-  dataset: {
-    key: 'macro/rates',
-    aliases: [],
-    title: 'Rates',
-    description: 'Rates.',
-    source: 'Test',
-    frequency: 'daily',
-    time_field: 'date',
-    entity_fields: ['series'],
-    fields: [
-      { name: 'date', type: 'date', description: 'Day.' },
-      { name: 'series', type: 'string', description: 'Series.' },
-      { name: 'value', type: 'number', description: 'Value.' },
-    ],
-    sample: { from: '2024-01-01', step: 'day', periods: 1, entities: 1 },
-  },
+  dataset: { ...rates, fields: rates.fields.slice(0, 3) },
   columns: ['date', 'series', 'value'],
 } as unknown as CatalogEntry;
 
