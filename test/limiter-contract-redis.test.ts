@@ -46,6 +46,35 @@ describe('RedisLimiter: keys and leases in Redis', { skip }, () => {
   });
 });
 
+describe('RedisLimiter: releases of one turn go out together', { skip }, () => {
+  test('one ZREM per slot key for all the slots released in a turn; each slot is free after', async () => {
+    const r = redis as { client: import('ioredis').Redis; prefix: string };
+    const limiter = await connected();
+    const now = Date.now();
+    const slot = (key: string) => ({ key, max: 3, leaseMs: 60_000 });
+    const held: [string, string][] = [];
+    for (const key of ['turn:a', 'turn:a', 'turn:a', 'turn:b', 'turn:b']) {
+      const admitted = await limiter.admit({ now, windows: [], slot: slot(key) });
+      assert.ok(admitted.allowed && admitted.slotId);
+      held.push([key, admitted.slotId]);
+    }
+    const zrems = async () => {
+      const stats = await r.client.info('commandstats');
+      return Number(/cmdstat_zrem:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+    };
+    try {
+      const before = await zrems();
+      await Promise.all(held.map(([key, id]) => limiter.release(key, id)));
+      // The INFO call itself is no ZREM; nothing else writes to this Redis while the file runs.
+      assert.equal((await zrems()) - before, 2);
+      assert.equal(await limiter.inFlight('turn:a', now), 0);
+      assert.equal(await limiter.inFlight('turn:b', now), 0);
+    } finally {
+      await limiter.close();
+    }
+  });
+});
+
 describe('FallbackLimiter: Redis unreachable', () => {
   test('limits continue per process at the fraction, the switch is reported once, and never throws', async () => {
     // Nothing listens on port 1: the shared limiter is down from the start.

@@ -50,6 +50,13 @@ const MAX_PENDING_UNDOS = 10_000;
 /** When undos sent again on a new connection are sent a last time (see #undo). */
 const LATE_UNDO_MS = 5_000;
 
+interface Release {
+  key: string;
+  id: string;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 export class RedisLimiter implements Limiter {
   readonly #redis: ScriptedRedis;
   readonly #prefix: string;
@@ -67,6 +74,8 @@ export class RedisLimiter implements Limiter {
   #unanswered: { send: () => Promise<unknown>; sentAt: number }[] = [];
   /** When the connection before the current one last sent any bytes. */
   #previousHeardAt = 0;
+  /** Releases of this turn of the event loop, not sent yet (see release). */
+  #releases: Release[] = [];
 
   constructor(url: string, options: RedisLimiterOptions = {}) {
     this.#prefix = options.keyPrefix ?? 'tmd:';
@@ -229,8 +238,35 @@ export class RedisLimiter implements Limiter {
     return { allowed: false, code, retryAfterMs: Number(out[2]), windows: states };
   }
 
-  async release(slotKey: string, slotId: string): Promise<void> {
-    await this.#track(this.#redis.zrem(this.#prefix + slotKey, slotId));
+  /**
+   * Releases wait for the end of this turn of the event loop and go out together: one ZREM per slot key
+   * for all its slots, in one write (auto-pipelined), rather than a command and a write per request.
+   */
+  release(slotKey: string, slotId: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.#releases.length === 0) setImmediate(() => this.#sendReleases());
+      this.#releases.push({ key: this.#prefix + slotKey, id: slotId, resolve, reject });
+    });
+  }
+
+  #sendReleases(): void {
+    const byKey = new Map<string, Release[]>();
+    for (const release of this.#releases.splice(0)) {
+      const same = byKey.get(release.key);
+      if (same) same.push(release);
+      else byKey.set(release.key, [release]);
+    }
+    for (const [key, releases] of byKey) {
+      const ids = releases.map((r) => r.id);
+      this.#track(attempt(() => this.#redis.zrem(key, ...ids))).then(
+        () => {
+          for (const r of releases) r.resolve();
+        },
+        (error: unknown) => {
+          for (const r of releases) r.reject(error);
+        },
+      );
+    }
   }
 
   async renew(slotKey: string, slotId: string, leaseMs: number, now: number): Promise<boolean> {
@@ -264,6 +300,8 @@ export class RedisLimiter implements Limiter {
 
   /** Waits for calls already sent (slot releases of finishing requests), then disconnects. */
   async close(): Promise<void> {
+    // Releases still waiting for the end of the turn go out now, before the connection closes.
+    if (this.#releases.length > 0) this.#sendReleases();
     await Promise.allSettled([...this.#pending]);
     if (this.#redis.status === 'ready') await this.#redis.quit().catch(() => {});
     this.#redis.disconnect();
