@@ -44,31 +44,22 @@ export class CsvRowStream {
   }
 
   async *batches(): AsyncGenerator<Row[]> {
+    const builder = new CsvRowBuilder(this.#dataset, this.#options);
     try {
-      yield* this.#here();
+      for await (const chunk of this.#input as AsyncIterable<Buffer>) {
+        this.#bytes += chunk.length;
+        const full = builder.push(chunk);
+        this.#took(builder);
+        yield* full;
+        if (builder.badHeader) break;
+      }
+      const left = builder.finish();
+      this.#took(builder);
+      yield* left;
     } finally {
       this.#input.destroy();
     }
     this.#options.onProgress?.({ rows: this.rows, bytes: this.#bytes });
-  }
-
-  async *#here(): AsyncGenerator<Row[]> {
-    const builder = new CsvRowBuilder(this.#dataset, this.#rowOptions());
-    for await (const chunk of this.#input as AsyncIterable<Buffer>) {
-      this.#bytes += chunk.length;
-      const full = builder.push(chunk);
-      this.#took(builder);
-      yield* full;
-      if (builder.badHeader) break;
-    }
-    const left = builder.finish();
-    this.#took(builder);
-    yield* left;
-  }
-
-  #rowOptions(): CsvRowOptions {
-    const { name, map, set, nullTokens, batchRows } = this.#options;
-    return { name, map, set, nullTokens, batchRows };
   }
 
   /** The rows read so far, told every `progressEvery`. */
