@@ -82,23 +82,25 @@ function walkRecord(
   let quoted = false;
   let i = start;
   while (i < s.length) {
-    const ch = s[i] as string;
     if (quoted) {
-      if (ch === '"') {
-        if (i + 1 >= s.length && !last) return null;
-        if (s[i + 1] === '"') {
-          cell += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-      } else {
-        if (ch === '\n') line++;
-        cell += ch;
+      // Everything up to the next quote is the cell's, line ends included: taken in one slice.
+      const quote = s.indexOf('"', i);
+      const end = quote === -1 ? s.length : quote;
+      for (let nl = s.indexOf('\n', i); nl !== -1 && nl < end; nl = s.indexOf('\n', nl + 1)) line++;
+      cell += s.slice(i, end);
+      i = end;
+      if (quote === -1) continue;
+      if (i + 1 >= s.length && !last) return null;
+      if (s[i + 1] === '"') {
+        cell += '"';
+        i += 2;
+        continue;
       }
+      quoted = false;
       i++;
       continue;
     }
+    const ch = s[i] as string;
     if (ch === '"' && cell.trim() === '') {
       quoted = true;
       cell = '';

@@ -86,3 +86,72 @@ test('a quoted cell never closed is refused once it passes the longest record, n
     { name: 'ImportError', message: /line 2: a record longer than 4 MB/ },
   );
 });
+
+/** The reader as it was written first, a character at a time: what the faster one must agree with. */
+function byCharacter(text: string): { line: number; cells: string[] }[] {
+  const records: { line: number; cells: string[] }[] = [];
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let line = 1;
+  while (i < text.length) {
+    const start = line;
+    const cells: string[] = [];
+    let cell = '';
+    let quoted = false;
+    let ended = false;
+    while (i < text.length && !ended) {
+      const ch = text[i] as string;
+      if (quoted) {
+        if (ch === '"' && text[i + 1] === '"') {
+          cell += '"';
+          i += 2;
+          continue;
+        }
+        if (ch === '"') quoted = false;
+        else {
+          if (ch === '\n') line++;
+          cell += ch;
+        }
+      } else if (ch === '"' && cell.trim() === '') {
+        quoted = true;
+        cell = '';
+      } else if (ch === ',') {
+        cells.push(cell);
+        cell = '';
+      } else if (ch === '\n' || ch === '\r') {
+        if (ch === '\r' && text[i + 1] === '\n') i++;
+        line++;
+        ended = true;
+      } else cell += ch;
+      i++;
+    }
+    if (quoted) throw new Error(`line ${start}: a quoted cell is never closed`);
+    cells.push(cell);
+    if (!(cells.length === 1 && cells[0]?.trim() === '')) records.push({ line: start, cells });
+  }
+  return records;
+}
+
+test('any text, well formed or not, reads as a character-by-character reader reads it', () => {
+  const text = fc.string({
+    unit: fc.constantFrom('a', 'b', ',', '"', '\n', '\r', ' ', '\uFEFF'),
+    maxLength: 40,
+  });
+  fc.assert(
+    fc.property(text, (t) => {
+      let expected: unknown;
+      try {
+        expected = byCharacter(t);
+      } catch (error) {
+        expected = (error as Error).message;
+      }
+      let actual: unknown;
+      try {
+        actual = [...csvRecords(t)];
+      } catch (error) {
+        actual = (error as { problems: string[] }).problems[0];
+      }
+      assert.deepEqual(actual, expected);
+    }),
+    { numRuns: 2000 },
+  );
+});
