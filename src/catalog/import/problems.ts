@@ -1,11 +1,9 @@
 /** Every problem found, each naming its line (or record), up to MAX_PROBLEMS. */
 export class ImportError extends Error {
-  readonly summary: string;
   readonly problems: readonly string[];
   constructor(summary: string, problems: readonly string[]) {
     super(problems.length > 0 ? `${summary}\n  ${problems.join('\n  ')}` : summary);
     this.name = 'ImportError';
-    this.summary = summary;
     this.problems = problems;
   }
 }

@@ -1,5 +1,5 @@
 /** Dataset loads and upserts on SQLite, and the watch that tells of them. */
-import { csvRecord } from '../../catalog/csv.ts';
+import { csvRecord, rowTexts } from '../../catalog/csv.ts';
 import type { Row } from '../../catalog/types.ts';
 import { AppError } from '../../errors.ts';
 import { distinctByKey, type ImportRun, type KeyedRow, type NewImportRun } from '../import-port.ts';
@@ -104,8 +104,8 @@ export class SqliteLoads {
           const t = String(row[timeField] ?? '');
           if (t !== '' && (firstT === null || t < firstT)) firstT = t;
           if (t !== '' && (lastT === null || t > lastT)) lastT = t;
-          const csv = csvColumns ? csvRecord(row, csvColumns) : null;
-          insert.run(key, ++count, t, JSON.stringify(row), csv, ...rowKeys(row, layout));
+          const texts = csvColumns ? rowTexts(row, csvColumns) : { json: JSON.stringify(row), csv: null };
+          insert.run(key, ++count, t, texts.json, texts.csv, ...rowKeys(row, layout));
           return i >= batch.length;
         });
       }
