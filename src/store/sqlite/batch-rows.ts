@@ -1,7 +1,7 @@
 /**
- * A group commit's burns and usage events, written by multi-row INSERTs just before it commits: a
- * statement per 32, 16, 8, 4, 2 or 1 rows rather than two per debit (a debit's CPU was a third
- * statement overhead). Their ids are in arrival order, as one insert per debit gave them.
+ * A group commit's burns and usage events, written by multi-row INSERTs just before it commits: one
+ * statement per 32 rows rather than two per debit (a debit's CPU was a third statement overhead). Their
+ * ids are in arrival order, as one insert per debit gave them.
  */
 import type { SQLInputValue } from 'node:sqlite';
 import type { UsageInput } from '../port.ts';
@@ -19,11 +19,9 @@ export interface PendingBurn {
   requestId: string;
 }
 
-/** The SQL of an INSERT of 1, 2, 4 … MAX_ROWS rows, by row count; built once. */
-function statements(head: string, row: string): Map<number, string> {
-  const sql = new Map<number, string>();
-  for (let size = 1; size <= MAX_ROWS; size *= 2) sql.set(size, head + Array(size).fill(row).join(', '));
-  return sql;
+/** The SQL of an INSERT of 1 … MAX_ROWS rows, by row count; built once. */
+function statements(head: string, row: string): string[] {
+  return Array.from({ length: MAX_ROWS + 1 }, (_, size) => head + Array(size).fill(row).join(', '));
 }
 
 const ENTRY_SQL = statements(
@@ -35,16 +33,10 @@ const USAGE_SQL = statements(
   '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
 );
 
-/** `count` rows as statements of MAX_ROWS, then halves: [32, 8, 4] for 44. */
+/** `count` rows as statements of at most MAX_ROWS: [32, 12] for 44. */
 function slices(count: number): number[] {
   const sizes: number[] = [];
-  let left = count;
-  let size = MAX_ROWS;
-  while (left > 0) {
-    while (size > left) size /= 2;
-    sizes.push(size);
-    left -= size;
-  }
+  for (let left = count; left > 0; left -= MAX_ROWS) sizes.push(Math.min(left, MAX_ROWS));
   return sizes;
 }
 
@@ -58,7 +50,7 @@ export function insertBurns(db: SqliteDb, burns: readonly PendingBurn[]): string
       const b = burns[i] as PendingBurn;
       values.push(b.walletId, -b.amountMicros, b.balanceMicros, b.at, b.requestId);
     }
-    const { lastInsertRowid } = db.run(ENTRY_SQL.get(size) as string, ...values);
+    const { lastInsertRowid } = db.run(ENTRY_SQL[size] as string, ...values);
     // One statement's rows take consecutive ids: each the largest so far plus one (no AUTOINCREMENT,
     // migration 14), under the write lock the group commit holds.
     const last = BigInt(lastInsertRowid);
@@ -90,7 +82,7 @@ export function insertUsage(db: SqliteDb, events: readonly UsageInput[]): void {
         u.at,
       );
     }
-    db.run(USAGE_SQL.get(size) as string, ...values);
+    db.run(USAGE_SQL[size] as string, ...values);
     start += size;
   }
 }

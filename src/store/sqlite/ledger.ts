@@ -51,12 +51,25 @@ export function post(
   ) as DbRow;
 }
 
+interface BatchWallet {
+  balanceMicros: bigint;
+  month: string;
+  monthMicros: bigint;
+  /** Moved by this group commit and not written yet. */
+  dirty: boolean;
+}
+
 export class SqliteLedger {
   readonly #db: SqliteDb;
 
   /** This group commit's burns and usage events, written as it ends (batch-rows.ts). */
   #burns: { burn: PendingBurn; result: { entryId: string } }[] = [];
   #usage: UsageInput[] = [];
+  /**
+   * The wallets this group commit debits, read once and written once as it ends: the commit holds the
+   * write lock from its first statement (BEGIN IMMEDIATE), so no other writer moves them meanwhile.
+   */
+  #wallets = new Map<string, BatchWallet | null>();
 
   constructor(db: SqliteDb) {
     this.#db = db;
@@ -64,6 +77,7 @@ export class SqliteLedger {
       reset: () => {
         this.#burns = [];
         this.#usage = [];
+        this.#wallets.clear();
       },
       write: () => this.#writePending(),
     });
@@ -71,6 +85,17 @@ export class SqliteLedger {
 
   /** Writes the rows this batch's debits and usage records left pending, in arrival order. */
   #writePending(): void {
+    for (const [id, wallet] of this.#wallets) {
+      if (!wallet?.dirty) continue;
+      this.#db.run(
+        'UPDATE wallets SET balance_micros = ?, burn_month = ?, burn_month_micros = ? WHERE id = ?',
+        wallet.balanceMicros,
+        wallet.month,
+        wallet.monthMicros,
+        id,
+      );
+      wallet.dirty = false;
+    }
     const burns = this.#burns;
     const usage = this.#usage;
     this.#burns = [];
@@ -117,6 +142,27 @@ export class SqliteLedger {
     });
   }
 
+  /** A wallet as this group commit has left it so far; null when there is no such wallet. */
+  #walletOf(id: string): BatchWallet | null {
+    let wallet = this.#wallets.get(id);
+    if (wallet === undefined) {
+      const row = this.#db.get(
+        'SELECT balance_micros, burn_month, burn_month_micros FROM wallets WHERE id = ?',
+        id,
+      );
+      wallet = row
+        ? {
+            balanceMicros: big(row.balance_micros),
+            month: str(row.burn_month),
+            monthMicros: big(row.burn_month_micros),
+            dirty: false,
+          }
+        : null;
+      this.#wallets.set(id, wallet);
+    }
+    return wallet;
+  }
+
   #burnedSince(keyId: string, sinceMs: number): bigint {
     return big(
       this.#db.get(
@@ -136,39 +182,34 @@ export class SqliteLedger {
       for (const cap of caps) {
         const spent = this.#burnedSince(keyId, cap.sinceMs);
         if (spent + input.amountMicros > cap.capMicros) {
-          const current = this.#db.get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
           return {
             ok: false,
-            balanceMicros: current ? big(current.balance_micros) : 0n,
+            balanceMicros: this.#walletOf(input.walletId)?.balanceMicros ?? 0n,
             cap: { ...cap, spentMicros: spent },
           };
         }
       }
     }
-    const updated = this.#db.get(
-      // The month never moves backwards: a read begun before a UTC month change that commits after
-      // reads of the new month counts in its own month, and the new month's burn stays.
-      `UPDATE wallets SET balance_micros = balance_micros - ?1,
-          burn_month_micros = CASE WHEN burn_month = ?2 THEN burn_month_micros + ?1
-                                   WHEN burn_month > ?2 THEN burn_month_micros ELSE ?1 END,
-          burn_month = MAX(burn_month, ?2)
-        WHERE id = ?3 AND balance_micros >= ?1
-        RETURNING balance_micros, CASE WHEN burn_month = ?2 THEN burn_month_micros END AS burn_month_micros`,
-      input.amountMicros,
-      input.month,
-      input.walletId,
-    );
-    if (!updated) {
-      const current = this.#db.get('SELECT balance_micros FROM wallets WHERE id = ?', input.walletId);
-      return { ok: false, balanceMicros: current ? big(current.balance_micros) : 0n };
+    const wallet = this.#walletOf(input.walletId);
+    if (!wallet || wallet.balanceMicros < input.amountMicros) {
+      return { ok: false, balanceMicros: wallet?.balanceMicros ?? 0n };
     }
-    const balanceMicros = big(updated.balance_micros);
+    wallet.balanceMicros -= input.amountMicros;
+    // The month never moves backwards: a read begun before a UTC month change that commits after
+    // reads of the new month counts in its own month, and the new month's burn stays.
+    if (wallet.month === input.month) wallet.monthMicros += input.amountMicros;
+    else if (wallet.month < input.month) {
+      wallet.month = input.month;
+      wallet.monthMicros = input.amountMicros;
+    }
+    wallet.dirty = true;
+    const balanceMicros = wallet.balanceMicros;
     // The entry and the usage event are written with the batch's others, before it commits; the entry's
     // id is set then, before any debit of the batch is answered.
     const result = {
       ok: true as const,
       balanceMicros,
-      burnMonthMicros: updated.burn_month_micros === null ? null : big(updated.burn_month_micros),
+      burnMonthMicros: wallet.month === input.month ? wallet.monthMicros : null,
       entryId: '',
     };
     this.#burns.push({
