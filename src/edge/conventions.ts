@@ -82,18 +82,21 @@ export function corsOptions(env: Env): FastifyCorsOptions {
     exposedHeaders,
     maxAge: 600,
   };
-  const credentialed = new Set(env.CORS_ORIGINS);
+  // Built once: the delegator runs on every request.
+  const credentialed = new Map(
+    env.CORS_ORIGINS.map((origin) => [origin, { ...base, origin, credentials: true }]),
+  );
+  const anyOrigin: FastifyCorsOptions = { ...base, origin: '*' };
+  const noCors: FastifyCorsOptions = { origin: false };
   return {
     hook: 'onRequest',
     delegator: async (request: FastifyRequest) => {
       const origin = request.headers.origin;
       // An OPTIONS that is no preflight goes on to the routes (405 naming the methods a path takes).
       if (request.method === 'OPTIONS' && !(origin && request.headers['access-control-request-method'])) {
-        return { origin: false };
+        return noCors;
       }
-      return origin !== undefined && credentialed.has(origin)
-        ? { ...base, origin, credentials: true }
-        : { ...base, origin: '*' };
+      return (origin !== undefined && credentialed.get(origin)) || anyOrigin;
     },
   };
 }

@@ -71,7 +71,12 @@ function conflict(a: unknown, b: unknown, names: string): void {
 function refuseDroppedNames(url: string, query: object): void {
   const start = url.indexOf('?');
   if (start < 0) return;
-  for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
+  const search = url.slice(start + 1);
+  // Names with no escape read as they are written; only an escaped one needs the full parser.
+  const names = /[%+]/.test(search)
+    ? new URLSearchParams(search).keys()
+    : search.split('&').flatMap((pair) => (pair === '' ? [] : [pair.split('=', 1)[0] as string]));
+  for (const name of names) {
     if (!Object.hasOwn(query, name)) {
       throw new AppError('invalid_request', `Unknown parameter or filter "${name}".`, {
         errors: [{ path: name, message: 'unknown parameter' }],
