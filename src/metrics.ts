@@ -43,6 +43,106 @@ class Twin<T> {
 
 type AnyRegistry = client.Registry<client.RegistryContentType>;
 
+const COST_CLASSES = ['0', '1', '2-5', '6-20', '21-100', '100+'];
+
+interface TallyCell {
+  labels: { channel: string; cost_class: string };
+  reads: number;
+  burnedMicros: bigint;
+  /** What each exposition's counters have been handed so far. */
+  readsHanded: [number, number];
+  burnsHanded: [bigint, bigint];
+}
+
+/**
+ * Reads served and tokens burned per channel and cost class, counted in plain numbers on the read path
+ * and handed to the two expositions' counters when they are collected (a scrape): a read does no label
+ * hashing. Every cell a dashboard plots exists, at 0, from the start.
+ */
+class ReadTally {
+  readonly #cells = new Map<string, TallyCell>();
+
+  constructor() {
+    for (const channel of ['rest', 'mcp', 'terminal'] satisfies Channel[]) {
+      for (const cost of COST_CLASSES) {
+        this.#cells.set(`${channel} ${cost}`, {
+          labels: { channel, cost_class: cost },
+          reads: 0,
+          burnedMicros: 0n,
+          readsHanded: [0, 0],
+          burnsHanded: [0n, 0n],
+        });
+      }
+    }
+  }
+
+  add(channel: Channel, cost: string, burnedMicros: bigint): void {
+    const cell = this.#cells.get(`${channel} ${cost}`);
+    if (!cell) return;
+    cell.reads += 1;
+    cell.burnedMicros += burnedMicros;
+  }
+
+  handReads(counter: client.Counter<'channel' | 'cost_class'>, part: number): void {
+    for (const cell of this.#cells.values()) {
+      counter.inc(cell.labels, cell.reads - (cell.readsHanded[part] as number));
+      cell.readsHanded[part] = cell.reads;
+    }
+  }
+
+  handBurns(counter: client.Counter<'channel' | 'cost_class'>, part: number): void {
+    for (const cell of this.#cells.values()) {
+      const micros = cell.burnedMicros - (cell.burnsHanded[part] as bigint);
+      counter.inc(cell.labels, Number(micros) / MICROS_PER_TOKEN);
+      cell.burnsHanded[part] = cell.burnedMicros;
+    }
+  }
+}
+
+/** A limiter whose admissions are timed; everything else goes straight through. */
+class TimedLimiter implements Limiter {
+  readonly #limiter: Limiter;
+  readonly #duration: client.Histogram;
+
+  constructor(limiter: Limiter, duration: client.Histogram) {
+    this.#limiter = limiter;
+    this.#duration = duration;
+  }
+
+  async admit(request: Parameters<Limiter['admit']>[0]): ReturnType<Limiter['admit']> {
+    const started = performance.now();
+    try {
+      return await this.#limiter.admit(request);
+    } finally {
+      this.#duration.observe((performance.now() - started) / 1000);
+    }
+  }
+
+  release(slotKey: string, slotId: string): Promise<void> {
+    return this.#limiter.release(slotKey, slotId);
+  }
+
+  renew(slotKey: string, slotId: string, leaseMs: number, now: number): Promise<boolean> {
+    return this.#limiter.renew(slotKey, slotId, leaseMs, now);
+  }
+
+  hit(key: string, limit: number, windowMs: number, now: number): ReturnType<Limiter['hit']> {
+    return this.#limiter.hit(key, limit, windowMs, now);
+  }
+
+  peek(key: string, limit: number, windowMs: number, now: number): ReturnType<Limiter['peek']> {
+    return this.#limiter.peek(key, limit, windowMs, now);
+  }
+
+  inFlight(slotKey: string, now: number): Promise<number> {
+    return this.#limiter.inFlight(slotKey, now);
+  }
+
+  close(): Promise<void> {
+    return this.#limiter.close();
+  }
+}
+
 type Labels<L extends string> = Partial<Record<L, string>>;
 
 export class Metrics {
@@ -53,8 +153,7 @@ export class Metrics {
 
   /** Histograms render alike in both expositions: one object each, registered in both. */
   readonly #httpDuration: client.Histogram<'route' | 'method' | 'status_class'>;
-  readonly #reads: Twin<client.Counter<'channel' | 'cost_class'>>;
-  readonly #tokensBurned: Twin<client.Counter<'channel' | 'cost_class'>>;
+  readonly #tally = new ReadTally();
   readonly #refusals: Twin<client.Counter<'code'>>;
   readonly #debitDuration: client.Histogram;
   readonly #admissionDuration: client.Histogram;
@@ -78,22 +177,30 @@ export class Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [...this.#registries],
     });
-    this.#reads = this.#twin(
+    const tally = this.#tally;
+    const registries = this.#registries;
+    this.#twin(
       (register) =>
         new client.Counter({
           name: 'tmd_reads_total',
           help: 'Metered reads served (charged, notional or grandfathered), by channel and list-cost class',
           labelNames: ['channel', 'cost_class'],
           registers: [register],
+          collect() {
+            tally.handReads(this, registries.indexOf(register));
+          },
         }),
     );
-    this.#tokensBurned = this.#twin(
+    this.#twin(
       (register) =>
         new client.Counter({
           name: 'tmd_tokens_burned_total',
           help: 'Tokens burned by metered reads, by channel and list-cost class',
           labelNames: ['channel', 'cost_class'],
           registers: [register],
+          collect() {
+            tally.handBurns(this, registries.indexOf(register));
+          },
         }),
     );
     this.#refusals = this.#twin(
@@ -133,13 +240,6 @@ export class Metrics {
           },
         }),
     );
-    // Every label value a dashboard plots is there at 0 from the start.
-    for (const channel of ['rest', 'mcp', 'terminal'] satisfies Channel[]) {
-      for (const cost of ['0', '1', '2-5', '6-20', '21-100', '100+']) {
-        this.#reads.each((c) => c.inc({ channel, cost_class: cost }, 0));
-        this.#tokensBurned.each((c) => c.inc({ channel, cost_class: cost }, 0));
-      }
-    }
     {
       const lastSuccess = this.#twin(
         (register) =>
@@ -209,36 +309,13 @@ export class Metrics {
 
   /** What the metering reports: reads served and tokens burned, and how long debits take. */
   readonly meterObserver: MeterObserver = {
-    served: (channel, listCost, burnedMicros) => {
-      const labels = { channel, cost_class: costClass(listCost) };
-      this.#reads.each((c) => c.inc(labels));
-      if (burnedMicros > 0n) {
-        this.#tokensBurned.each((c) => c.inc(labels, Number(burnedMicros) / MICROS_PER_TOKEN));
-      }
-    },
+    served: (channel, listCost, burnedMicros) => this.#tally.add(channel, costClass(listCost), burnedMicros),
     debited: (seconds) => this.#debitDuration.observe(seconds),
   };
 
   /** The limiter with its admissions timed. */
   timedLimiter(limiter: Limiter): Limiter {
-    const admissionDuration = this.#admissionDuration;
-    return new Proxy(limiter, {
-      get(target, property, receiver) {
-        if (property === 'admit') {
-          return async (request: Parameters<Limiter['admit']>[0]) => {
-            const started = performance.now();
-            try {
-              return await target.admit(request);
-            } finally {
-              const seconds = (performance.now() - started) / 1000;
-              admissionDuration.observe(seconds);
-            }
-          };
-        }
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    return new TimedLimiter(limiter, this.#admissionDuration);
   }
 
   /** The exposition a scraper asked for: OpenMetrics when its Accept names it, else Prometheus text. */

@@ -178,3 +178,28 @@ test('a refused MCP tool call (an HTTP 200 with isError) counts in tmd_refusals_
   assert.equal(res.json.result.isError, true);
   assert.equal(await refusedBefore(), before + 1);
 });
+
+test('each exposition counts every read once, however scrapes of the two interleave', async () => {
+  const account = await operatorAccount(server, { tokens: 100 });
+  const read = async () =>
+    assert.equal(
+      (await server.request('GET', `/api/v1/data/${H15}?limit=5`, { headers: bearer(account.key) })).status,
+      200,
+    );
+  const openMetrics = 'application/openmetrics-text;version=1.0.0';
+  const served = async (accept?: string) => {
+    const { text } = await scrape(accept);
+    return [...text.matchAll(/^tmd_reads_total\{channel="rest",[^}]*\} (\d+)$/gm)].reduce(
+      (sum, match) => sum + Number(match[1]),
+      0,
+    );
+  };
+  const [prometheus, open] = [await served(), await served(openMetrics)];
+  await read();
+  assert.equal(await served(), prometheus + 1);
+  await read();
+  assert.equal(await served(), prometheus + 2);
+  assert.equal(await served(openMetrics), open + 2);
+  assert.equal(await served(openMetrics), open + 2, 'a second scrape adds nothing');
+  assert.equal(await served(), prometheus + 2);
+});
