@@ -11,6 +11,7 @@ import {
   sourceLine,
 } from '../../src/views/catalog.ts';
 import { T0, tinyCatalog } from '../domain/support.ts';
+import { importRun } from './fixtures.ts';
 
 const catalog = tinyCatalog();
 const canonical = catalog.resolve('equities/prices') ?? assert.fail('no entry');
@@ -60,26 +61,7 @@ test('a description carries the fields, the example and what the dataset holds n
     firstT: '2026-01-01',
     lastT: '2026-01-05',
     loadedAt: T0,
-    lastImport: {
-      id: 4,
-      dataset: 'equities/prices',
-      importer: 'generic',
-      sourceName: 'Example Exchange',
-      fileName: 'prices.csv',
-      sha256: 'ab'.repeat(32),
-      licence: 'CC-BY-4.0',
-      attribution: 'Example Exchange',
-      importedAt: T0,
-      rowsRead: 11,
-      rowsInserted: 9,
-      rowsReplaced: 1,
-      rowsRejected: 1,
-      firstT: '2026-01-01',
-      lastT: '2026-01-05',
-      outcome: 'swapped',
-      swappedAt: T0 + 5,
-      error: null,
-    },
+    lastImport: importRun({ importedAt: T0, swappedAt: T0 + 5 }),
   };
   const view = describeDataset(canonical, status);
   assert.deepEqual(view.fields, [

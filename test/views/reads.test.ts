@@ -5,28 +5,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type MeteredRead, type ReadCost, type ReadResult, readRequestFrom } from '../../src/domain/reads.ts';
-import type { ImportRun } from '../../src/store/port.ts';
 import { readCostView } from '../../src/views/cost.ts';
 import { presentImportRun, readEnvelope, readMeta } from '../../src/views/reads.ts';
 import { testCaller } from '../domain/harness.ts';
 import { tinyCatalog } from '../domain/support.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { importRun } from './fixtures.ts';
 
 // Read through an alias: `dataset` is the key asked for, `canonical_key` the dataset's own.
 const entry = tinyCatalog().resolve('research/prices');
 assert.ok(entry);
 
-const run: ImportRun = {
+const run = importRun({
   id: 7,
-  dataset: 'equities/prices',
-  importer: 'generic',
-  sourceName: 'Example Exchange',
-  fileName: 'prices.csv',
-  sha256: 'ab'.repeat(32),
-  licence: 'CC-BY-4.0',
   attribution: 'Example Exchange, 2026',
   importedAt: Date.parse('2026-11-20T08:30:00Z'),
-} as ImportRun;
+});
 
 const cost: ReadCost = {
   costMicros: 1_960_000n,
