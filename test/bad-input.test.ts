@@ -50,6 +50,7 @@ const cases: [string, string, string, Record<string, string>?, string?][] = [
   ['a %-escape that is not UTF-8', `${read}?symbol=%E0%A4%A`, 'invalid_request'],
   ['a __proto__ filter', `${read}?__proto__=x`, 'invalid_request'],
   ['an escaped __proto__ filter', `${read}?limit=5&%5F%5Fproto%5F%5F=x`, 'invalid_request'],
+  ['a __proto__ with no value after an empty pair', `${read}?limit=5&&__proto__`, 'invalid_request'],
   ['a constructor filter', `${read}?constructor=x`, 'invalid_request'],
   ['junk key', read, 'invalid_key', { authorization: 'Bearer not-a-key' }],
   ['truncated key', read, 'invalid_key', { authorization: 'Bearer tmd_live_abc' }],

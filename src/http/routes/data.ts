@@ -73,15 +73,27 @@ function refuseDroppedNames(url: string, query: object): void {
   if (start < 0) return;
   const search = url.slice(start + 1);
   // Names with no escape read as they are written; only an escaped one needs the full parser.
-  const names = /[%+]/.test(search)
-    ? new URLSearchParams(search).keys()
-    : search.split('&').flatMap((pair) => (pair === '' ? [] : [pair.split('=', 1)[0] as string]));
-  for (const name of names) {
-    if (!Object.hasOwn(query, name)) {
-      throw new AppError('invalid_request', `Unknown parameter or filter "${name}".`, {
-        errors: [{ path: name, message: 'unknown parameter' }],
-      });
-    }
+  if (/[%+]/.test(search)) {
+    for (const name of new URLSearchParams(search).keys()) refuseUnknown(query, name);
+    return;
+  }
+  // One pass: the next '=' is looked for again only once a pair has gone past it.
+  let eq = search.indexOf('=');
+  for (let from = 0; from <= search.length; ) {
+    let end = search.indexOf('&', from);
+    if (end < 0) end = search.length;
+    if (eq >= 0 && eq < from) eq = search.indexOf('=', from);
+    // An empty pair (a=1&&b=2) names nothing.
+    if (end > from) refuseUnknown(query, search.slice(from, eq >= 0 && eq < end ? eq : end));
+    from = end + 1;
+  }
+}
+
+function refuseUnknown(query: object, name: string): void {
+  if (!Object.hasOwn(query, name)) {
+    throw new AppError('invalid_request', `Unknown parameter or filter "${name}".`, {
+      errors: [{ path: name, message: 'unknown parameter' }],
+    });
   }
 }
 
