@@ -182,7 +182,7 @@ export class SqliteDb {
 
   /**
    * Group commit: debits and usage records that arrive in the same turn of the event loop share one
-   * transaction. Each debit is still its own conditional UPDATE, applied in arrival order, and no
+   * transaction. Each debit is still checked against its wallet on its own, in arrival order, and no
    * promise resolves before the COMMIT: an acknowledged debit is always a committed one.
    */
   enqueue<T>(work: () => T): Promise<T> {
