@@ -198,6 +198,22 @@ describe('CORS', () => {
     assert.equal(res.headers['access-control-allow-credentials'], undefined);
   });
 
+  test('a call with no Origin (no browser) gets no CORS headers, only Vary: Origin', async () => {
+    const account = await operatorAccount(server, { tokens: 100 });
+    const read = await get(`/api/v1/data/${H15}?limit=2`, bearer(account.key));
+    assert.equal(read.statusCode, 200);
+    const catalog = await get('/api/v1/catalog', {});
+    assert.equal(catalog.statusCode, 200);
+    for (const res of [read, catalog]) {
+      const cors = Object.keys(res.headers).filter((name) => name.startsWith('access-control-'));
+      assert.deepEqual(cors, []);
+      assert.match(String(res.headers.vary), /origin/i);
+    }
+    // The same free route from a page elsewhere: a shared cache keeps the answers apart by Vary.
+    const fromPage = await get('/api/v1/catalog', { origin: page });
+    assert.equal(fromPage.headers['access-control-allow-origin'], '*');
+  });
+
   test('a refusal carries CORS headers too, so the page can read its problem', async () => {
     const res = await get(`/api/v1/data/${H15}?limit=2`, {
       authorization: 'Bearer tmd_live_nope',
