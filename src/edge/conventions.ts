@@ -122,13 +122,19 @@ function noneMatch(header: string | undefined, etag: string): boolean {
 /**
  * onSend: the caching headers. Free metadata gets an ETag and is revalidated; everything else
  * (reads, accounts, keys, logins, refusals) is `private, no-store`, unless the route set its own
- * (the Terminal's and the docs' static files).
+ * (the Terminal's and the docs' static files). A callback hook: an async one costs every answer a
+ * promise.
  */
-export async function cachingHeaders(
+export function cachingHeaders(
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,
-): Promise<unknown> {
+  done: (error: Error | null, payload?: unknown) => void,
+): void {
+  done(null, cachedPayload(request, reply, payload));
+}
+
+function cachedPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (reply.hasHeader('cache-control')) return payload;
   const ok = reply.statusCode === 200;
   if (!(ok && request.routeOptions.config.cache === 'public')) {
